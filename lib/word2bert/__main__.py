@@ -1,0 +1,37 @@
+"""Command line: ``python -m word2bert run|table``."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m word2bert", description="Run the word2bert course.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="execute chapters in order and print a results table")
+    run.add_argument("chapters", nargs="*", help="chapter numbers or names (default: all)")
+    run.add_argument("--profile", choices=["ci", "cpu", "gpu"], default=None,
+                     help="size profile (default: $W2B_PROFILE, else gpu if a GPU is visible, else cpu)")
+    run.add_argument("--chapters-dir", default="chapters")
+    run.add_argument("--runs-dir", default="runs")
+    run.add_argument("--inplace", action="store_true",
+                     help="also write the executed notebooks back into the chapters folder (for authors)")
+    table = sub.add_parser("table", help="print the results table of the committed chapters")
+    table.add_argument("--chapters-dir", default="chapters")
+    args = parser.parse_args(argv)
+
+    from word2bert import runner
+
+    try:
+        if args.command == "run":
+            runner.run_course(args.profile, args.chapters, args.chapters_dir, args.runs_dir, args.inplace)
+        else:
+            print(runner.committed_table(args.chapters_dir))
+    except (runner.ChapterError, ValueError, FileNotFoundError) as err:
+        print(f"word2bert: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

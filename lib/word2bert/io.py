@@ -1,0 +1,46 @@
+"""Atomic file writing: a file a user made is never left half-written.
+
+Everything the library writes (vocabularies, caches, results) goes through
+``atomic_write``: the data goes to a temporary file in the same folder, is flushed to
+disk, then renamed over the target in one step (``os.replace``), so a rerun or an
+interrupted run leaves either the old file or the new one, never a mix.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def atomic_write(path: str | os.PathLike, data: str | bytes, encoding: str = "utf-8") -> Path:
+    """Write ``data`` to ``path`` atomically; return the path.
+
+    Args:
+        path: target file; its folder is created if missing.
+        data: str (written with ``encoding``) or bytes.
+        encoding: text encoding for str data.
+
+    Returns:
+        ``pathlib.Path`` of the written file.
+
+    Raises:
+        TypeError: ``data`` is neither str nor bytes.
+        OSError: the folder cannot be created or written.
+    """
+    if not isinstance(data, (str, bytes)):
+        raise TypeError(f"atomic_write needs str or bytes, got {type(data).__name__}")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = data.encode(encoding) if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path

@@ -1,0 +1,87 @@
+"""The results contract: each chapter's last code cell prints one ``W2B_RESULTS {json}`` line.
+
+The course runner collects these lines into the README's results table.
+"""
+from __future__ import annotations
+
+import json
+import math
+import platform
+import time
+
+_START = time.time()
+
+
+def device_name() -> str:
+    """A short description of the device the Keras backend computes on (``"cpu"`` or a GPU name)."""
+    try:
+        import keras
+
+        backend = keras.config.backend()
+        if backend == "jax":
+            import jax
+
+            dev = jax.devices()[0]
+            return "cpu" if dev.platform == "cpu" else f"{dev.platform}:{getattr(dev, 'device_kind', '')}"
+        if backend == "torch":
+            import torch
+
+            return f"cuda:{torch.cuda.get_device_name(0)}" if torch.cuda.is_available() else "cpu"
+        if backend == "tensorflow":
+            import tensorflow as tf
+
+            gpus = tf.config.list_physical_devices("GPU")
+            return f"gpu:{gpus[0].name}" if gpus else "cpu"
+    except Exception:
+        pass
+    return "cpu"
+
+
+def start_timer() -> float:
+    """Restart the chapter clock (call in the set-up cell); returns the start time."""
+    global _START
+    _START = time.time()
+    return _START
+
+
+def report(chapter: str, profile: str, metrics: dict, seconds: float | None = None) -> dict:
+    """Print the chapter's ``W2B_RESULTS {json}`` line and return the record.
+
+    Args:
+        chapter: e.g. ``"01_language_models"``.
+        profile: the profile the chapter ran with.
+        metrics: flat dict of str -> number (or str); floats are rounded to 4 significant
+            decimals for readability.
+        seconds: run time; default: since ``start_timer()`` (or since import).
+
+    Returns:
+        dict with keys ``chapter``, ``profile``, ``backend``, ``device``, ``cpu``,
+        ``seconds``, ``metrics``.
+
+    Raises:
+        ValueError: ``metrics`` is not flat (a value is a dict or list) or holds NaN.
+    """
+    import keras
+
+    clean = {}
+    for key, value in metrics.items():
+        if isinstance(value, (dict, list, tuple)):
+            raise ValueError(f"metrics must be flat: {key!r} holds a {type(value).__name__}")
+        if hasattr(value, "item"):
+            value = value.item()
+        if isinstance(value, float):
+            if math.isnan(value):
+                raise ValueError(f"metric {key!r} is NaN")
+            value = float(f"{value:.6g}")
+        clean[key] = value
+    record = {
+        "chapter": chapter,
+        "profile": profile,
+        "backend": keras.config.backend(),
+        "device": device_name(),
+        "cpu": platform.processor() or platform.machine(),
+        "seconds": round(time.time() - _START if seconds is None else seconds, 1),
+        "metrics": clean,
+    }
+    print("W2B_RESULTS " + json.dumps(record))
+    return record
