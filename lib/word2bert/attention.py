@@ -1,0 +1,145 @@
+"""Attention over a source sequence: score, softmax, weighted sum.
+
+For one decoder state s (the *query*) and the encoder states h_1..h_S (the *values*):
+
+    e_i     = score(s, h_i)                       (one number per source position)
+    alpha_i = exp(e_i) / sum_j exp(e_j)           (softmax over the source positions)
+    c       = sum_i alpha_i h_i                   (the context vector)
+
+The decoder then combines c with s, e.g. ``tanh(W_c [c; s])`` (Luong et al. 2015, eq. 5).
+Three score functions:
+
+- ``dot``       e_i = s . h_i                              (Luong et al. 2015, eq. 8, "dot")
+- ``general``   e_i = s . (W_a h_i)                        (Luong et al. 2015, eq. 8, "general")
+- ``additive``  e_i = v_a . tanh(W_q s + W_k h_i)          (Bahdanau et al. 2015, appendix A.1.2)
+
+References: Bahdanau, Cho & Bengio (2015), "Neural Machine Translation by Jointly
+Learning to Align and Translate"; Luong, Pham & Manning (2015), "Effective Approaches
+to Attention-based Neural Machine Translation", section 3.1.
+"""
+from __future__ import annotations
+
+import keras
+from keras import ops
+
+SCORES = ("dot", "general", "additive")
+
+
+@keras.saving.register_keras_serializable(package="word2bert")
+class Attention(keras.layers.Layer):
+    """Attention of queries over values with a dot, general (Luong) or additive (Bahdanau) score.
+
+    Args:
+        score: ``"dot"``, ``"general"`` or ``"additive"``.
+        units: size of the additive score's hidden layer (``W_q``, ``W_k``: ``d -> units``);
+            default: the values' feature size. Ignored by ``dot`` and ``general``.
+        **kwargs: the usual ``keras.layers.Layer`` arguments (name, dtype, ...).
+
+    Call arguments:
+        query: float, ``(batch, target_len, d_query)`` or ``(batch, d_query)`` (one step).
+        values: float, ``(batch, source_len, d_values)``: the encoder states.
+        values_mask: optional bool ``(batch, source_len)``; False marks padded source
+            positions, which get weight exactly 0. When omitted, the Keras mask of
+            ``values`` is used if there is one.
+
+    Returns:
+        ``(context, weights)``: ``context`` ``(batch, target_len, d_values)`` and
+        ``weights`` ``(batch, target_len, source_len)`` whose rows sum to 1 over the
+        unmasked positions (without the ``target_len`` axis for a 2-D query). A row whose
+        source positions are all masked gets all-zero weights and a zero context.
+
+    Raises:
+        ValueError: unknown ``score``; ``dot`` with ``d_query != d_values``; wrong ranks.
+
+    Example:
+        >>> attn = Attention("general")
+        >>> context, weights = attn(ops.ones((2, 3, 8)), ops.ones((2, 5, 8)))
+        >>> weights.shape   # (2, 3, 5)
+
+    Reference: Luong et al. (2015) eq. 7-8; Bahdanau et al. (2015) eq. 5-6 and A.1.2.
+    Masked scores are set to the smallest number of the compute dtype (never ``-1e9``,
+    which overflows float16) before the softmax.
+    """
+
+    def __init__(self, score: str = "dot", units: int | None = None, **kwargs):
+        super().__init__(**kwargs)
+        if score not in SCORES:
+            raise ValueError(f"score must be one of {SCORES}, got {score!r}")
+        if units is not None and units < 1:
+            raise ValueError(f"units must be >= 1, got {units}")
+        self.score = score
+        self.units = units
+        self.supports_masking = True
+
+    def build(self, query_shape, values_shape=None):
+        if values_shape is None:
+            raise ValueError("Attention needs both query and values")
+        if len(values_shape) != 3:
+            raise ValueError(f"values must have rank 3 (batch, source_len, d_values), got shape {values_shape}")
+        if len(query_shape) not in (2, 3):
+            raise ValueError(f"query must have rank 2 or 3, got shape {query_shape}")
+        d_query, d_values = query_shape[-1], values_shape[-1]
+        if self.score == "dot" and d_query != d_values:
+            raise ValueError(f"the dot score needs d_query == d_values, got {d_query} and {d_values}")
+        if self.score == "general":
+            self.w_a = self.add_weight(name="w_a", shape=(d_values, d_query), initializer="glorot_uniform")
+        elif self.score == "additive":
+            units = self.units or d_values
+            self.w_q = self.add_weight(name="w_q", shape=(d_query, units), initializer="glorot_uniform")
+            self.w_k = self.add_weight(name="w_k", shape=(d_values, units), initializer="glorot_uniform")
+            self.v_a = self.add_weight(name="v_a", shape=(units,), initializer="glorot_uniform")
+        self.built = True
+
+    def scores(self, query, values):
+        """Raw scores e: ``(batch, target_len, source_len)`` for a 3-D query."""
+        if self.score == "dot":
+            return ops.einsum("btd,bsd->bts", query, values)
+        if self.score == "general":
+            return ops.einsum("btd,bsd->bts", query, ops.matmul(values, self.w_a))
+        q = ops.matmul(query, self.w_q)[:, :, None, :]  # (b, t, 1, u)
+        k = ops.matmul(values, self.w_k)[:, None, :, :]  # (b, 1, s, u)
+        return ops.einsum("btsu,u->bts", ops.tanh(q + k), self.v_a)
+
+    def call(self, query, values, values_mask=None, mask=None):
+        single_step = len(query.shape) == 2
+        if single_step:
+            query = query[:, None, :]
+        if values_mask is None and isinstance(mask, (list, tuple)) and len(mask) > 1:
+            values_mask = mask[1]
+        e = self.scores(query, values)
+        if values_mask is not None:
+            keep = ops.cast(values_mask, "bool")[:, None, :]
+            lowest = ops.convert_to_tensor(float(_dtype_min(e.dtype)), dtype=e.dtype)
+            e = ops.where(keep, e, lowest)
+            weights = ops.where(keep, ops.softmax(e, axis=-1), ops.zeros_like(e))
+        else:
+            weights = ops.softmax(e, axis=-1)
+        context = ops.einsum("bts,bsd->btd", weights, ops.cast(values, weights.dtype))
+        if single_step:
+            return context[:, 0, :], weights[:, 0, :]
+        return context, weights
+
+    def compute_mask(self, query, values=None, values_mask=None, mask=None):
+        # the outputs follow the query's positions: pass the query's mask through
+        if isinstance(mask, (list, tuple)):
+            return [mask[0], mask[0]]
+        return None
+
+    def compute_output_shape(self, query_shape, values_shape):
+        if len(query_shape) == 2:
+            return (query_shape[0], values_shape[-1]), (query_shape[0], values_shape[1])
+        return (*query_shape[:2], values_shape[-1]), (*query_shape[:2], values_shape[1])
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"score": self.score, "units": self.units})
+        return config
+
+
+def _dtype_min(dtype) -> float:
+    import numpy as np
+
+    name = keras.backend.standardize_dtype(dtype)
+    if name == "bfloat16":
+        return -3.3895313892515355e38
+    return float(np.finfo(name).min)

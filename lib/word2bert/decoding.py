@@ -1,0 +1,170 @@
+"""Greedy and beam-search decoding for any autoregressive model.
+
+Both searches only see a *step function*::
+
+    step_fn(state, last_tokens) -> (log_probs, new_state)
+
+``last_tokens`` is an int32 array ``(batch,)`` (the previous output token of every row),
+``log_probs`` a float array ``(batch, vocab_size)`` of log p(next token | prefix), and
+``state`` any nest (dict / tuple / list) of arrays whose first axis is the batch. Beam
+search reorders and repeats rows of the state, so every array in it must have that
+leading batch axis (an RNN's hidden state, the encoder outputs and source mask, a
+Transformer's prefix). The seq2seq chapter's GRU and the Transformer chapter use the
+same two functions.
+
+Length normalisation (beam search): hypotheses are ranked by
+``log P(Y) / lp(Y)`` with GNMT's ``lp(Y) = ((5 + |Y|) / 6) ** alpha`` (Wu et al. 2016,
+"Google's Neural Machine Translation System", section 7, eq. 14; without the coverage
+penalty). ``alpha = 0`` ranks by the raw log-probability (which favours short outputs);
+``alpha = 1`` roughly divides by the length. |Y| counts the end token.
+"""
+from __future__ import annotations
+
+import keras
+import numpy as np
+
+
+def _take(state, index):
+    """Rows ``index`` of every array in the nest ``state``."""
+    return keras.tree.map_structure(lambda a: np.take(np.asarray(a), index, axis=0), state)
+
+
+def _check(batch_size: int, max_len: int):
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if max_len < 1:
+        raise ValueError(f"max_len must be >= 1, got {max_len}")
+
+
+def greedy_search(step_fn, state, batch_size: int, start_id: int, end_id: int, max_len: int) -> list[list[int]]:
+    """Decode by taking the most probable token at every step.
+
+    Args:
+        step_fn: ``(state, last_tokens) -> (log_probs, new_state)``, see the module docstring.
+        state: the initial state nest (first axis ``batch_size``).
+        batch_size: number of sequences decoded in parallel.
+        start_id: token fed at the first step.
+        end_id: the stop token; a row stops when it emits it.
+        max_len: length cap: at most this many tokens per row (the end token included).
+
+    Returns:
+        list of ``batch_size`` lists of int token ids, without the start and end tokens.
+
+    Raises:
+        ValueError: ``batch_size`` or ``max_len`` < 1.
+    """
+    _check(batch_size, max_len)
+    tokens = np.full((batch_size,), start_id, dtype=np.int32)
+    done = np.zeros((batch_size,), dtype=bool)
+    outputs: list[list[int]] = [[] for _ in range(batch_size)]
+    for _ in range(max_len):
+        log_probs, state = step_fn(state, tokens)
+        tokens = np.asarray(log_probs).argmax(axis=-1).astype(np.int32)
+        for row in np.flatnonzero(~done):
+            if tokens[row] == end_id:
+                done[row] = True
+            else:
+                outputs[row].append(int(tokens[row]))
+        if done.all():
+            break
+    return outputs
+
+
+def length_penalty(length, alpha: float):
+    """GNMT's length penalty ``((5 + length) / 6) ** alpha`` (Wu et al. 2016, eq. 14)."""
+    return ((5.0 + np.asarray(length, dtype=np.float64)) / 6.0) ** alpha
+
+
+def beam_search(
+    step_fn,
+    state,
+    batch_size: int,
+    start_id: int,
+    end_id: int,
+    max_len: int,
+    beam_width: int = 4,
+    alpha: float = 0.6,
+    return_scores: bool = False,
+):
+    """Beam search with GNMT length normalisation.
+
+    Each row keeps ``beam_width`` hypotheses. At every step each live hypothesis is
+    extended by every token; the ``beam_width`` best extensions by normalised score
+    ``log P / lp`` (see ``length_penalty``) survive. A hypothesis that emits ``end_id`` is
+    finished: it is recorded as a candidate and keeps its slot with its score frozen while
+    it stays among the best. Decoding stops when every slot of every row is finished or
+    after ``max_len`` steps; the answer is the best candidate by normalised score among
+    the finished ones and the unfinished ones at the length cap. With ``beam_width=1``
+    this is exactly greedy search.
+
+    Args:
+        step_fn, state, batch_size, start_id, end_id, max_len: as ``greedy_search``.
+        beam_width: k, hypotheses kept per row (>= 1).
+        alpha: length-normalisation exponent (>= 0); 0 ranks by log-probability.
+        return_scores: also return the best normalised scores.
+
+    Returns:
+        list of ``batch_size`` lists of int token ids (no start/end tokens); with
+        ``return_scores``, ``(sequences, scores)`` where ``scores`` is a float64 array
+        ``(batch_size,)``.
+
+    Raises:
+        ValueError: ``beam_width`` < 1, ``alpha`` < 0, ``batch_size`` or ``max_len`` < 1.
+
+    Reference: Sutskever, Vinyals & Le (2014), section 3.2; Wu et al. (2016), section 7.
+    """
+    _check(batch_size, max_len)
+    if beam_width < 1:
+        raise ValueError(f"beam_width must be >= 1, got {beam_width}")
+    if alpha < 0:
+        raise ValueError(f"alpha must be >= 0, got {alpha}")
+    k = beam_width
+    # slot (row, j) lives at index row * k + j; only slot 0 is live at the start
+    state = _take(state, np.repeat(np.arange(batch_size), k))
+    tokens = np.full((batch_size * k,), start_id, dtype=np.int32)
+    logp = np.zeros((batch_size, k))
+    logp[:, 1:] = -np.inf
+    lengths = np.zeros((batch_size, k), dtype=np.int64)
+    finished = np.zeros((batch_size, k), dtype=bool)
+    history = np.zeros((batch_size, k, 0), dtype=np.int32)
+    best_score = np.full((batch_size,), -np.inf)
+    best_seq: list[list[int]] = [[] for _ in range(batch_size)]
+    for _ in range(max_len):
+        log_probs, state = step_fn(state, tokens)
+        log_probs = np.asarray(log_probs, dtype=np.float64).reshape(batch_size, k, -1)
+        vocab = log_probs.shape[-1]
+        # finished slots have exactly one continuation (end again) at no cost
+        frozen = np.full((vocab,), -np.inf)
+        frozen[end_id] = 0.0
+        log_probs = np.where(finished[:, :, None], frozen, log_probs)
+        total = logp[:, :, None] + log_probs  # (b, k, V)
+        new_len = np.where(finished, lengths, lengths + 1)
+        normed = total / length_penalty(new_len, alpha)[:, :, None]
+        flat = normed.reshape(batch_size, -1)
+        top = np.argsort(-flat, axis=1, kind="stable")[:, :k]  # (b, k)
+        parent, token = top // vocab, (top % vocab).astype(np.int32)
+        rows = np.arange(batch_size)[:, None]
+        was_finished = finished[rows, parent]
+        logp = total.reshape(batch_size, -1)[rows, top]
+        lengths = new_len[rows, parent]
+        finished = was_finished | (token == end_id)
+        history = np.concatenate([history[rows, parent], token[:, :, None]], axis=2)
+        newly = finished & ~was_finished & np.isfinite(logp)
+        for b, j in zip(*np.nonzero(newly)):
+            score = logp[b, j] / length_penalty(lengths[b, j], alpha)
+            if score > best_score[b]:
+                best_score[b] = score
+                best_seq[b] = [int(t) for t in history[b, j, : lengths[b, j] - 1]]
+        state = _take(state, (rows * k + parent).reshape(-1))
+        tokens = token.reshape(-1)
+        if finished.all():
+            break
+    # unfinished hypotheses at the length cap are candidates too
+    for b in range(batch_size):
+        for j in range(k):
+            if not finished[b, j] and np.isfinite(logp[b, j]):
+                score = logp[b, j] / length_penalty(lengths[b, j], alpha)
+                if score > best_score[b]:
+                    best_score[b] = score
+                    best_seq[b] = [int(t) for t in history[b, j, : lengths[b, j]]]
+    return (best_seq, best_score) if return_scores else best_seq

@@ -1,0 +1,110 @@
+"""Tests for word2bert.attention: hand-computed weights and context, masking, the three
+scores against their formulas in numpy, serialization and float16."""
+import numpy as np
+import pytest
+import keras
+from keras import ops
+
+from word2bert.attention import Attention
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_dot_context_equals_hand_computed_weighted_sum():
+    # one query, 3 source steps, d = 2
+    s = np.array([[1.0, 2.0]], np.float32)
+    h = np.array([[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]], np.float32)
+    # e = s.h_i = [1, 2, 3]; alpha = softmax(e); c = sum alpha_i h_i
+    e = np.array([1.0, 2.0, 3.0])
+    alpha = np.exp(e) / np.exp(e).sum()  # [0.0900, 0.2447, 0.6652]
+    c = alpha[0] * h[0, 0] + alpha[1] * h[0, 1] + alpha[2] * h[0, 2]
+    context, weights = Attention("dot")(s, h)
+    np.testing.assert_allclose(ops.convert_to_numpy(weights)[0], alpha, rtol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(context)[0], c, rtol=1e-5)
+    np.testing.assert_allclose(c, [0.7553, 0.9099], atol=1e-4)
+
+
+@pytest.mark.parametrize("score", ["dot", "general", "additive"])
+def test_padding_gets_zero_weight_and_rows_sum_to_one(score):
+    rng = np.random.default_rng(0)
+    q = rng.normal(size=(2, 4, 6)).astype("float32")
+    v = rng.normal(size=(2, 5, 6)).astype("float32")
+    mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], bool)
+    layer = Attention(score, units=7)
+    context, weights = layer(q, v, values_mask=mask)
+    w = ops.convert_to_numpy(weights)
+    assert w.shape == (2, 4, 5) and ops.convert_to_numpy(context).shape == (2, 4, 6)
+    assert np.all(w[0, :, 3:] == 0.0)
+    np.testing.assert_allclose(w.sum(-1), 1.0, rtol=1e-5)
+    # invariance: changing the padded values changes nothing
+    v2 = v.copy()
+    v2[0, 3:] = 100.0
+    c2, w2 = layer(q, v2, values_mask=mask)
+    np.testing.assert_allclose(ops.convert_to_numpy(c2), ops.convert_to_numpy(context), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("score", ["general", "additive"])
+def test_scores_match_numpy_formula(score):
+    rng = np.random.default_rng(1)
+    q = rng.normal(size=(1, 2, 3)).astype("float32")
+    v = rng.normal(size=(1, 4, 5)).astype("float32")
+    layer = Attention(score, units=6)
+    context, weights = layer(q, v)
+    if score == "general":  # Luong eq. 8: e_ti = s_t^T W_a h_i
+        w_a = ops.convert_to_numpy(layer.w_a)
+        e = np.einsum("td,sd->ts", q[0], v[0] @ w_a)
+    else:  # Bahdanau: e_ti = v_a^T tanh(W_q s_t + W_k h_i)
+        wq, wk, va = (ops.convert_to_numpy(x) for x in (layer.w_q, layer.w_k, layer.v_a))
+        e = np.tanh((q[0] @ wq)[:, None, :] + (v[0] @ wk)[None, :, :]) @ va
+    alpha = _softmax(e)
+    np.testing.assert_allclose(ops.convert_to_numpy(weights)[0], alpha, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(ops.convert_to_numpy(context)[0], alpha @ v[0], rtol=1e-4, atol=1e-6)
+
+
+def test_single_step_query_and_all_masked_row():
+    q = np.ones((2, 4), np.float32)
+    v = np.ones((2, 3, 4), np.float32)
+    mask = np.array([[1, 0, 0], [0, 0, 0]], bool)
+    context, weights = Attention("dot")(q, v, values_mask=mask)
+    w = ops.convert_to_numpy(weights)
+    np.testing.assert_allclose(w, [[1, 0, 0], [0, 0, 0]])
+    np.testing.assert_allclose(ops.convert_to_numpy(context)[1], 0.0)
+
+
+def test_float16_masking_is_finite():
+    q = np.full((1, 2, 4), 3.0, np.float16)
+    v = np.full((1, 3, 4), 2.0, np.float16)
+    layer = Attention("general", dtype="float16")
+    context, weights = layer(q, v, values_mask=np.array([[1, 1, 0]], bool))
+    w = ops.convert_to_numpy(weights).astype(np.float32)
+    assert np.all(np.isfinite(w)) and np.all(np.isfinite(ops.convert_to_numpy(context).astype(np.float32)))
+    assert np.all(w[..., 2] == 0) and np.allclose(w.sum(-1), 1.0, atol=1e-3)
+
+
+def test_config_round_trip_and_save_load(tmp_path):
+    q_in = keras.Input((None, 4))
+    v_in = keras.Input((None, 4))
+    context, weights = Attention("additive", units=3, name="attn")(q_in, v_in)
+    model = keras.Model([q_in, v_in], [context, weights])
+    x = [np.random.default_rng(2).normal(size=(2, 3, 4)).astype("float32"),
+         np.random.default_rng(3).normal(size=(2, 5, 4)).astype("float32")]
+    path = tmp_path / "attn.keras"
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    for a, b in zip(model(x), loaded(x)):
+        np.testing.assert_allclose(ops.convert_to_numpy(a), ops.convert_to_numpy(b), rtol=1e-6)
+    cfg = model.get_layer("attn").get_config()
+    assert cfg["score"] == "additive" and cfg["units"] == 3
+    assert Attention.from_config(cfg).get_config() == cfg
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="score"):
+        Attention("cosine")
+    with pytest.raises(ValueError, match="d_query == d_values"):
+        Attention("dot")(np.ones((1, 2, 3), "float32"), np.ones((1, 4, 5), "float32"))
+    with pytest.raises(ValueError, match="rank 3"):
+        Attention("general")(np.ones((1, 2, 3), "float32"), np.ones((4, 5), "float32"))

@@ -1,0 +1,95 @@
+"""Tests for word2bert.decoding: beam width 1 is greedy; beam search finds the best
+sequence of a toy model whose sequence probabilities are enumerated by brute force."""
+import itertools
+
+import numpy as np
+import pytest
+
+from word2bert.decoding import beam_search, greedy_search, length_penalty
+
+START, END, A, B = 0, 1, 2, 3
+VOCAB = 4
+
+# p(next | prefix) of a toy model; prefixes not listed use DEFAULT
+TABLE = {
+    (): [0.0, 0.0, 0.6, 0.4],
+    (A,): [0.0, 0.4, 0.3, 0.3],
+    (B,): [0.0, 0.9, 0.05, 0.05],
+}
+DEFAULT = [0.0, 0.5, 0.25, 0.25]
+
+
+def _probs(prefix):
+    return np.array(TABLE.get(tuple(prefix), DEFAULT))
+
+
+def toy_step(state, last_tokens):
+    """state: {"prefix": (batch, max_len) ids, "length": (batch,)} -- all rows carry the batch axis."""
+    prefix, length = state["prefix"].copy(), state["length"].copy()
+    started = last_tokens != START
+    rows = np.flatnonzero(started)
+    prefix[rows, length[rows]] = last_tokens[rows]
+    length[rows] += 1
+    with np.errstate(divide="ignore"):
+        log_probs = np.log(np.stack([_probs(prefix[r, : length[r]]) for r in range(len(length))]))
+    return log_probs, {"prefix": prefix, "length": length}
+
+
+def _init(batch, max_len=8):
+    return {"prefix": np.zeros((batch, max_len), np.int64), "length": np.zeros((batch,), np.int64)}
+
+
+def brute_force_best(max_len, alpha):
+    """Enumerate every sequence y (ending in END, or cut at max_len) and its normalised score."""
+    best, best_score = None, -np.inf
+    for n in range(1, max_len + 1):
+        for body in itertools.product([A, B], repeat=n - 1):
+            for last in ([END] if n < max_len else [END, A, B]):
+                seq = list(body) + [last]
+                with np.errstate(divide="ignore"):
+                    logp = sum(np.log(_probs(seq[:i])[seq[i]]) for i in range(len(seq)))
+                score = logp / length_penalty(len(seq), alpha)
+                if score > best_score:
+                    best, best_score = [t for t in seq if t != END], score
+    return best, best_score
+
+
+def test_greedy_takes_the_locally_best_path():
+    out = greedy_search(toy_step, _init(1), 1, START, END, max_len=5)
+    assert out == [[A]]  # 0.6 then END 0.4: p = 0.24
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.6, 1.0])
+def test_beam_finds_the_brute_force_best(alpha):
+    expected, expected_score = brute_force_best(max_len=4, alpha=alpha)
+    out, scores = beam_search(toy_step, _init(2), 2, START, END, max_len=4, beam_width=4, alpha=alpha,
+                              return_scores=True)
+    assert out == [expected, expected]
+    np.testing.assert_allclose(scores, expected_score, rtol=1e-9)
+    if alpha == 0.0:
+        assert expected == [B]  # p(B END) = 0.36 > p(A END) = 0.24: greedy misses it
+
+
+def test_beam_width_one_equals_greedy_on_random_model():
+    rng = np.random.default_rng(0)
+    batch, vocab, max_len = 8, 7, 6
+    table = rng.dirichlet(np.ones(vocab) * 0.5, size=(batch, vocab))  # p(next | row, last token)
+
+    def step(state, last):
+        return np.log(table[state["row"], last]), {"row": state["row"]}
+
+    init = {"row": np.arange(batch)}
+    greedy = greedy_search(step, init, batch, 0, 1, max_len)
+    beam = beam_search(step, init, batch, 0, 1, max_len, beam_width=1, alpha=0.6)
+    assert beam == greedy
+    assert any(len(g) < max_len for g in greedy)  # some rows stop at the end token
+    assert any(len(g) == max_len for g in greedy)  # and some run to the length cap
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="beam_width"):
+        beam_search(toy_step, _init(1), 1, START, END, 4, beam_width=0)
+    with pytest.raises(ValueError, match="alpha"):
+        beam_search(toy_step, _init(1), 1, START, END, 4, alpha=-1)
+    with pytest.raises(ValueError, match="max_len"):
+        greedy_search(toy_step, _init(1), 1, START, END, 0)
