@@ -84,7 +84,7 @@ def ptb(split: str = "train") -> list[list[str]]:
     """Penn Treebank, Mikolov's language-modelling split, as sentences of tokens.
 
     The text is already lowercased, numbers are ``N``, and rare words are ``<unk>``;
-    the vocabulary has 10,000 types (9,999 words + ``<unk>``). Sizes in tokens without
+    the vocabulary has 10,000 types counting ``<eos>`` (9,998 words + ``<unk>``). Sizes without
     end-of-sentence markers: train 887,521 / valid 70,390 / test 78,669 (42,068 /
     3,370 / 3,761 sentences).
 

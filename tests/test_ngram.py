@@ -1,0 +1,106 @@
+import math
+
+import numpy as np
+import pytest
+
+from word2bert import datasets
+from word2bert.ngram import NGramLM, ngram_statistics
+
+
+def test_mle_bigram_sentence_probability_by_hand(toy_corpus):
+    lm = NGramLM(2, "mle").fit(toy_corpus)
+    # P(the|<s>) P(cat|the) P(sat|cat) P(</s>|sat) = 1 * 2/3 * 1/2 * 1
+    assert math.exp(lm.sentence_logprob("the cat sat".split())) == pytest.approx(1 / 3)
+    assert lm.prob("ran", ["dog"]) == 0.0
+    assert lm.perplexity([["the", "dog", "ran"]]) == math.inf
+    # perplexity = P^(-1/4) over 4 predicted tokens
+    assert lm.perplexity([["the", "cat", "sat"]]) == pytest.approx(3 ** 0.25)
+
+
+def test_add_k_by_hand(toy_corpus):
+    lm = NGramLM(2, "add_k", k=1).fit(toy_corpus)
+    assert lm.V == 6  # the cat dog sat ran </s>
+    assert lm.prob("cat", ["the"]) == pytest.approx((2 + 1) / (3 + 6))
+    assert lm.prob("ran", ["dog"]) == pytest.approx((0 + 1) / (1 + 6))
+    assert lm.prob("cat", ["unseen-history"]) == pytest.approx(1 / 6)
+    uni = NGramLM(1, "add_k", k=0.5).fit(toy_corpus)  # 12 tokens incl. </s>
+    assert uni.prob("the") == pytest.approx((3 + 0.5) / (12 + 0.5 * 6))
+
+
+def test_kneser_ney_bigram_by_hand(toy_corpus):
+    """Interpolated KN with D = 0.5, worked by hand.
+
+    Continuation counts N1+(. w): the 1, cat 1, dog 1, sat 2, ran 1, </s> 2 (8 distinct bigrams).
+    P1(sat) = (2 - .5)/8 + .5 * 6/8 * 1/6 = 0.25;  P1(dog) = (1 - .5)/8 + .5/8 = 0.125.
+    P(sat|cat) = (1 - .5)/2 + .5 * 2/2 * P1(sat) = 0.375;  P(dog|cat) = .5 * P1(dog) = 0.0625.
+    """
+    lm = NGramLM(2, "kneser_ney", discount=0.5).fit(toy_corpus)
+    assert lm.prob("sat", ["cat"]) == pytest.approx(0.375)
+    assert lm.prob("dog", ["cat"]) == pytest.approx(0.0625)
+    assert lm.prob("sat", ["never-seen"]) == pytest.approx(0.25)  # unseen history -> lower order
+    assert lm.prob("zebra", ["cat"]) == pytest.approx(0.5 * 0.5 * 6 / 8 / 6)  # OOV: the uniform share only
+
+
+@pytest.mark.parametrize("discount", ["modified", "single", 0.8])
+def test_kneser_ney_sums_to_one_over_the_vocabulary(discount):
+    train = datasets.ptb("train")[:2000]
+    lm = NGramLM(3, "kneser_ney", discount=discount, eos="<eos>").fit(train)
+    vocab = sorted(lm.vocab)
+    for history in [("<s>",), ("<s>", "the"), ("of", "the"), ("the", "company"), ("qqq", "zzz"), ("in", "qqq")]:
+        assert sum(lm.prob(w, history) for w in vocab) == pytest.approx(1.0, abs=1e-9), history
+
+
+def test_modified_discounts_follow_chen_goodman():
+    train = datasets.ptb("train")[:3000]
+    lm = NGramLM(2, "kneser_ney", eos="<eos>").fit(train)
+    # recount the top-order count-of-counts independently
+    from collections import Counter
+    bigrams = Counter()
+    for s in train:
+        seq = ["<s>", *s, "<eos>"]
+        bigrams.update(zip(seq, seq[1:]))
+    n = Counter(bigrams.values())
+    y = n[1] / (n[1] + 2 * n[2])
+    expected = (1 - 2 * y * n[2] / n[1], 2 - 3 * y * n[3] / n[2], 3 - 4 * y * n[4] / n[3])
+    np.testing.assert_allclose(lm.discounts[2], expected)
+
+
+def test_perplexity_is_exp_mean_nll(toy_corpus):
+    lm = NGramLM(3, "kneser_ney").fit(toy_corpus)
+    test = [["the", "dog", "ran"], ["the", "cat", "sat"]]
+    lp = lm.token_logprobs(test)
+    assert lp.shape == (8,)
+    by_sentence = sum(lm.sentence_logprob(s) for s in test)
+    assert lm.perplexity(test) == pytest.approx(math.exp(-by_sentence / 8))
+
+
+def test_trigram_ignores_words_beyond_its_window(toy_corpus):
+    lm = NGramLM(3, "kneser_ney").fit(toy_corpus)
+    assert lm.prob("sat", ["dog", "the", "cat"]) == lm.prob("sat", ["cat", "the", "cat"])
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(n=0), "positive integer"), (dict(n=2, smoothing="witten_bell"), "smoothing"),
+    (dict(n=2, smoothing="add_k", k=0), "k must be"), (dict(n=2, discount=1.5), "discount"),
+])
+def test_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        NGramLM(**kwargs)
+
+
+def test_empty_corpus_and_unfitted_model():
+    with pytest.raises(ValueError, match="empty corpus"):
+        NGramLM(2).fit([[], []])
+    with pytest.raises(ValueError, match="not fitted"):
+        NGramLM(2).perplexity([["a"]])
+    with pytest.raises(ValueError, match="empty corpus"):
+        NGramLM(2).fit([["a"]]).perplexity([])
+
+
+def test_ngram_statistics_by_hand(toy_corpus):
+    rows = ngram_statistics(toy_corpus, [["the", "dog", "ran"]], orders=(1, 2))
+    assert rows[1]["distinct"] == 8
+    assert rows[1]["dense_cells"] == 6 ** 2
+    # test bigrams: <s> the, the dog, dog ran (unseen), ran </s>
+    assert rows[1]["unseen_share"] == pytest.approx(1 / 4)
+    assert rows[0]["unseen_share"] == 0.0

@@ -1,0 +1,63 @@
+import json
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from word2bert import runner
+
+
+def _write(path, *sources):
+    nb = new_notebook(cells=[new_code_cell(s) for s in sources])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+def test_find_chapters_orders_and_selects(tmp_path):
+    for name in ["02_b", "01_a", "10_c"]:
+        _write(tmp_path / f"{name}.ipynb", "1")
+    (tmp_path / "notes.ipynb").write_text("{}")
+    assert [p.stem for p in runner.find_chapters(tmp_path)] == ["01_a", "02_b", "10_c"]
+    assert [p.stem for p in runner.find_chapters(tmp_path, ["10", "1", "02_b"])] == ["01_a", "02_b", "10_c"]
+    with pytest.raises(ValueError, match="no chapter matches '7'"):
+        runner.find_chapters(tmp_path, ["7"])
+    with pytest.raises(FileNotFoundError, match="no chapters folder"):
+        runner.find_chapters(tmp_path / "missing")
+
+
+def test_run_course_collects_results_and_strips_stderr(tmp_path, monkeypatch):
+    chapters = tmp_path / "chapters"
+    chapters.mkdir()
+    _write(chapters / "01_demo.ipynb",
+           "import sys, os\nprint('noise', file=sys.stderr)\nprofile = os.environ['W2B_PROFILE']",
+           "import json\nprint('W2B_RESULTS ' + json.dumps({'chapter': '01_demo', 'profile': profile, "
+           "'backend': 'none', 'device': 'cpu', 'seconds': 1.5, 'metrics': {'ppl': 12.5}}))")
+    records = runner.run_course("ci", [], chapters, tmp_path / "runs")
+    assert records == [{"chapter": "01_demo", "profile": "ci", "backend": "none", "device": "cpu",
+                        "seconds": 1.5, "metrics": {"ppl": 12.5}}]
+    executed = nbformat.read(tmp_path / "runs" / "ci" / "01_demo.ipynb", as_version=4)
+    streams = [o for c in executed.cells for o in c.outputs]
+    assert all(o.get("name") != "stderr" for o in streams)
+    assert json.loads((tmp_path / "runs" / "ci" / "results.json").read_text()) == records
+    assert "| 01_demo | ci | none / cpu | 0.0 | ppl 12.5 |" in (tmp_path / "runs" / "ci" / "results.md").read_text()
+    # the chapter itself is untouched without --inplace
+    assert not nbformat.read(chapters / "01_demo.ipynb", as_version=4).cells[0].get("outputs")
+
+
+def test_failing_chapter_names_the_cell_and_error(tmp_path):
+    chapters = tmp_path / "chapters"
+    chapters.mkdir()
+    _write(chapters / "01_bad.ipynb", "x = 1", "raise RuntimeError('learning stopped')")
+    with pytest.raises(runner.ChapterError, match=r"01_bad.ipynb failed in cell 1(.|\n)*learning stopped"):
+        runner.run_course("ci", [], chapters, tmp_path / "runs")
+
+
+def test_cli_reports_bad_profile_in_one_line(tmp_path):
+    env = {"W2B_PROFILE": "huge", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-m", "word2bert", "run", "--chapters-dir", str(tmp_path)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().count("\n") == 0
+    assert "unknown W2B_PROFILE 'huge'" in proc.stderr and "export W2B_PROFILE=cpu" in proc.stderr
