@@ -42,6 +42,8 @@ def test_run_course_collects_results_and_strips_stderr(tmp_path, monkeypatch):
     assert all(o.get("name") != "stderr" for o in streams)
     assert json.loads((tmp_path / "runs" / "ci" / "results.json").read_text()) == records
     assert "| 01_demo | ci | none / cpu | 0.0 | ppl 12.5 |" in (tmp_path / "runs" / "ci" / "results.md").read_text()
+    table = runner.committed_table(tmp_path / "runs" / "ci", ci_results=tmp_path / "runs" / "ci" / "results.json")
+    assert "| 01_demo | 01_demo | ci, none / cpu | 0.0 | 0.0 | ppl 12.5 |" in table
     # the chapter itself is untouched without --inplace
     assert not nbformat.read(chapters / "01_demo.ipynb", as_version=4).cells[0].get("outputs")
 

@@ -123,13 +123,16 @@ def run_chapter(path: Path, out_dir: Path, profile: str, inplace: bool = False, 
     return record
 
 
+def _metrics_text(metrics: dict) -> str:
+    return ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in metrics.items())
+
+
 def format_table(records: list[dict]) -> str:
-    """A markdown table: chapter, profile, device, seconds, metrics."""
+    """A markdown table: chapter, profile, device, minutes, metrics."""
     lines = ["| chapter | profile | backend / device | minutes | results |", "|---|---|---|---|---|"]
     for r in records:
-        metrics = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in r["metrics"].items())
         lines.append(f"| {r['chapter']} | {r['profile']} | {r['backend']} / {r['device']} | "
-                     f"{r['seconds'] / 60:.1f} | {metrics} |")
+                     f"{r['seconds'] / 60:.1f} | {_metrics_text(r['metrics'])} |")
     return "\n".join(lines)
 
 
@@ -161,13 +164,29 @@ def run_course(profile: str | None = None, selection=(), chapters_dir="chapters"
     return records
 
 
-def committed_table(chapters_dir="chapters") -> str:
-    """The results table of the chapters as committed (their stored outputs)."""
+def committed_table(chapters_dir="chapters", ci_results="runs/ci/results.json") -> str:
+    """The README's table: each committed chapter's topic, run and results.
+
+    Minutes come from the committed run (its profile and device are named) and, when
+    ``ci_results`` exists (written by ``run --profile ci``), from the ci-profile run too.
+    """
     import nbformat
 
-    records = []
+    ci_minutes = {}
+    if ci_results and Path(ci_results).exists():
+        ci_minutes = {r["chapter"]: r["seconds"] / 60 for r in json.loads(Path(ci_results).read_text())}
+    lines = ["| chapter | topic | committed run | minutes | ci minutes | measured results |",
+             "|---|---|---|---|---|---|"]
     for path in find_chapters(chapters_dir):
-        found = results_of(nbformat.read(path, as_version=4))
-        if found:
-            records.append(found[-1])
-    return format_table(records)
+        nb = nbformat.read(path, as_version=4)
+        found = results_of(nb)
+        title = next((c.source.splitlines()[0].lstrip("# ").split("·")[-1].strip() for c in nb.cells
+                      if c.cell_type == "markdown" and c.source.startswith("#")), path.stem)
+        if not found:
+            lines.append(f"| {path.stem} | {title} | not run yet | | | |")
+            continue
+        r = found[-1]
+        ci = f"{ci_minutes[r['chapter']]:.1f}" if r["chapter"] in ci_minutes else ""
+        lines.append(f"| {path.stem} | {title} | {r['profile']}, {r['backend']} / {r['device']} | "
+                     f"{r['seconds'] / 60:.1f} | {ci} | {_metrics_text(r['metrics'])} |")
+    return "\n".join(lines)
