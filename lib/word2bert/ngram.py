@@ -116,7 +116,7 @@ class NGramLM:
                     if start >= 0:
                         raw[m][tuple(seq[start:i + 1])] += 1
         if not vocab - {self.eos}:
-            raise ValueError("cannot fit an n-gram model on an empty corpus (no tokens)")
+            raise ValueError("cannot fit an n-gram model on an empty corpus (no tokens): pass at least one non-empty sentence")
         self.vocab = frozenset(vocab)
         self.V = len(self.vocab)
         self.tables = [dict() for _ in range(self.n + 1)]

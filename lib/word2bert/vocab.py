@@ -64,7 +64,7 @@ class Vocabulary:
             else:
                 counts.update(item)
         if not counts:
-            raise ValueError("cannot build a Vocabulary from an empty corpus (no tokens)")
+            raise ValueError("cannot build a Vocabulary from an empty corpus (no tokens): pass a non-empty iterable of tokens or sentences")
         words = sorted(
             (w for w, c in counts.items() if c >= min_count and w not in specials),
             key=lambda w: (-counts[w], w),
