@@ -1,0 +1,458 @@
+"""word2vec: CBOW and skip-gram with full softmax, hierarchical softmax or negative sampling.
+
+Mikolov et al. (2013a), "Efficient Estimation of Word Representations in Vector Space"
+(CBOW and skip-gram, section 3; hierarchical softmax with a Huffman tree) and Mikolov et
+al. (2013b), "Distributed Representations of Words and Phrases and their
+Compositionality" (negative sampling, eq. 4; subsampling, eq. 5).
+
+Every word has two vectors: an *input* vector (row of ``V``, the embedding we keep) and an
+*output* vector (row of ``U``; for hierarchical softmax, one vector per inner tree node).
+A model maps its input (a centre word for skip-gram, the averaged context for CBOW) to a
+hidden vector ``h`` and an output layer returns the per-example loss of predicting the
+target word from ``h``:
+
+- ``SoftmaxOutput``        -- ``-log softmax(U h)[target]``: cost O(|V|) per example.
+- ``HierarchicalSoftmax``  -- ``-sum_j log sigmoid(+-u_{n_j} . h)`` along the target's
+  Huffman path: O(log |V|).
+- ``NegativeSampling``     -- ``-log sigmoid(u_t . h) - sum_k log sigmoid(-u_{n_k} . h)``
+  with K negatives from the unigram^0.75 distribution: O(K + 1).
+
+``SkipGram`` and ``CBOW`` are ``keras.Model``s whose output *is* the per-example loss;
+they train with plain ``fit`` (``y`` is not used). ``train_word2vec`` is the loop the
+chapters and the benchmark use: it makes a fresh epoch of examples with
+``word2bert.word2vec_data`` (subsampling and dynamic window redrawn every epoch, as
+word2vec.c does) and calls ``fit`` on it with large batches and a sparse-row optimiser.
+The data helpers are re-exported here, so ``word2bert.word2vec`` is the one import.
+"""
+from __future__ import annotations
+
+import time
+
+import keras
+import numpy as np
+from keras import ops
+
+from word2bert.word2vec_data import (  # noqa: F401  (re-exported)
+    HuffmanTree,
+    build_huffman_tree,
+    cbow_examples,
+    encode_sentences,
+    sample_negatives,
+    skipgram_pairs,
+    subsample_keep_prob,
+    unigram_probs,
+)
+
+OUTPUTS = ("softmax", "hierarchical", "negative")
+
+
+def _check_hidden(hidden, target, dim):
+    if len(hidden.shape) != 2 or (dim is not None and hidden.shape[-1] != dim):
+        raise ValueError(f"hidden must have shape (batch, {dim}), got {tuple(hidden.shape)}")
+    if len(target.shape) != 1:
+        raise ValueError(f"target must have shape (batch,), got {tuple(target.shape)}")
+
+
+@keras.saving.register_keras_serializable(package="word2bert")
+class SoftmaxOutput(keras.layers.Layer):
+    """Full softmax over the vocabulary: per-example ``-log p(target | h)``.
+
+    ``p(w | h) = exp(u_w . h) / sum_v exp(u_v . h)`` (no bias, as in word2vec).
+
+    Args:
+        vocab_size: number of words |V|.
+
+    Call arguments:
+        hidden: float ``(batch, embedding_dim)``.
+        target: int ``(batch,)`` word ids.
+
+    Returns:
+        float ``(batch,)``: the negative log-likelihood, in nats.
+
+    Raises:
+        ValueError: wrong ranks or dims.
+
+    Example:
+        >>> out = SoftmaxOutput(10)
+        >>> out(np.zeros((2, 4), "float32"), np.array([1, 2])).shape   # log(10) each
+        (2,)
+
+    Reference: Mikolov et al. (2013a), section 3 (the "full softmax" baseline).
+    """
+
+    def __init__(self, vocab_size: int, **kwargs):
+        super().__init__(**kwargs)
+        if vocab_size < 2:
+            raise ValueError(f"vocab_size must be >= 2, got {vocab_size}")
+        self.vocab_size = int(vocab_size)
+
+    def build(self, hidden_shape, target_shape=None):
+        self.output_vectors = self.add_weight(
+            name="output_vectors", shape=(self.vocab_size, hidden_shape[-1]), initializer="zeros")
+
+    def log_probs(self, hidden):
+        """``(batch, vocab_size)`` log-probabilities of every word."""
+        logits = ops.matmul(hidden, ops.transpose(ops.cast(self.output_vectors, hidden.dtype)))
+        return ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
+
+    def call(self, hidden, target):
+        _check_hidden(hidden, target, None)
+        logp = self.log_probs(hidden)
+        return -ops.take_along_axis(logp, ops.expand_dims(ops.cast(target, "int32"), -1), axis=-1)[:, 0]
+
+    def compute_output_shape(self, hidden_shape, target_shape=None):
+        return (hidden_shape[0],)
+
+    def get_config(self):
+        return {**super().get_config(), "vocab_size": self.vocab_size}
+
+
+@keras.saving.register_keras_serializable(package="word2bert")
+class HierarchicalSoftmax(keras.layers.Layer):
+    """Hierarchical softmax over a Huffman tree: per-example ``-log p(target | h)``.
+
+    Word ``w`` is the leaf reached from the root by branches ``code_j`` at inner nodes
+    ``n_j``; ``p(w | h) = prod_j sigmoid((1 - 2 code_j) * u_{n_j} . h)`` (code 0 takes
+    ``sigmoid(+x)``, word2vec.c's convention). The probabilities of all leaves sum to 1.
+
+    Args:
+        counts: word counts (length |V|); the Huffman tree is built from them
+            (``build_huffman_tree``), so frequent words have short paths.
+
+    Call arguments:
+        hidden: float ``(batch, embedding_dim)``.
+        target: int ``(batch,)`` word ids.
+
+    Returns:
+        float ``(batch,)``: negative log-likelihood in nats.
+
+    Raises:
+        ValueError: fewer than 2 counts; wrong ranks.
+
+    Example:
+        >>> hs = HierarchicalSoftmax([5, 3, 1])
+        >>> hs(np.zeros((1, 4), "float32"), np.array([0]))   # root code: log 2
+        >>> hs.log_probs(np.zeros((1, 4), "float32"))        # (1, 3)
+
+    Reference: Morin & Bengio (2005); Mikolov et al. (2013a), section 3; (2013b) eq. 3.
+    """
+
+    def __init__(self, counts, **kwargs):
+        super().__init__(**kwargs)
+        self.counts = [float(c) for c in np.asarray(counts).ravel()]
+        self.tree = build_huffman_tree(self.counts)
+        self.vocab_size = len(self.counts)
+
+    def build(self, hidden_shape, target_shape=None):
+        self.inner_vectors = self.add_weight(
+            name="inner_vectors", shape=(self.vocab_size - 1, hidden_shape[-1]), initializer="zeros")
+
+    def _path_loglik(self, hidden, nodes, codes, mask):
+        # hidden (B, d); nodes/codes/mask (B, L) -> (B,) log p
+        u = ops.take(ops.cast(self.inner_vectors, hidden.dtype), nodes, axis=0)  # (B, L, d)
+        # multiply-and-sum, not einsum: TF lowers this einsum to tiny batched matmuls (4x slower on CPU)
+        logits = ops.cast(ops.sum(ops.expand_dims(hidden, 1) * u, axis=-1), "float32")
+        sign = 1.0 - 2.0 * ops.cast(codes, "float32")
+        terms = ops.log_sigmoid(sign * logits)
+        return ops.sum(ops.where(mask, terms, ops.zeros_like(terms)), axis=-1)
+
+    def call(self, hidden, target):
+        _check_hidden(hidden, target, None)
+        target = ops.cast(target, "int32")
+        nodes = ops.take(ops.convert_to_tensor(self.tree.path_nodes), target, axis=0)
+        codes = ops.take(ops.convert_to_tensor(self.tree.path_codes), target, axis=0)
+        mask = ops.take(ops.convert_to_tensor(self.tree.path_mask), target, axis=0)
+        return -self._path_loglik(hidden, nodes, codes, mask)
+
+    def log_probs(self, hidden):
+        """``(batch, vocab_size)`` log-probabilities of every word (O(|V| log |V|): for checks)."""
+        b = hidden.shape[0]
+        v, depth = self.tree.path_nodes.shape
+        nodes = np.tile(self.tree.path_nodes.reshape(1, -1), (b, 1))
+        flat_h = ops.repeat(hidden, v, axis=0)  # (b * v, d)
+        ll = self._path_loglik(flat_h, nodes.reshape(b * v, depth),
+                               np.tile(self.tree.path_codes, (b, 1)), np.tile(self.tree.path_mask, (b, 1)))
+        return ops.reshape(ll, (b, v))
+
+    def compute_output_shape(self, hidden_shape, target_shape=None):
+        return (hidden_shape[0],)
+
+    def get_config(self):
+        return {**super().get_config(), "counts": self.counts}
+
+
+@keras.saving.register_keras_serializable(package="word2bert")
+class NegativeSampling(keras.layers.Layer):
+    """Negative-sampling loss with K negatives drawn from the unigram^0.75 distribution.
+
+    ``loss = -log sigmoid(u_t . h) - sum_k m_k log sigmoid(-u_{n_k} . h)``.
+
+    The positive may be drawn as a negative: draws are independent of the target, and a
+    draw equal to the target is *masked out* (``m_k = 0``: it adds nothing to the loss or
+    the gradient), as word2vec.c skips it (``if (target == word) continue``). So an
+    example has at most K (on average slightly fewer) effective negatives.
+
+    Args:
+        counts: word counts (length |V|) for the noise distribution.
+        num_negatives: K (>= 1); 5-20 for small corpora (2013b, section 2.2).
+        power: the exponent, 0.75.
+        seed: int seed of the negative draws (None: random).
+
+    Call arguments:
+        hidden: float ``(batch, embedding_dim)``.
+        target: int ``(batch,)`` word ids.
+        negatives: optional int ``(batch, K)`` ids to use instead of drawing.
+
+    Returns:
+        float ``(batch,)``: the loss per example, in nats.
+
+    Raises:
+        ValueError: ``num_negatives`` < 1, bad counts, wrong ranks.
+
+    Example:
+        >>> ns = NegativeSampling([100, 10, 1], num_negatives=2, seed=0)
+        >>> ns(np.zeros((3, 4), "float32"), np.array([0, 1, 2]))   # 3 * log 2 when unmasked
+        >>> ns.sample((1000, 5))                                    # ids ~ [0.827, 0.147, 0.026]
+
+    Reference: Mikolov et al. (2013b), eq. 4 and section 2.2.
+    """
+
+    def __init__(self, counts, num_negatives: int = 5, power: float = 0.75, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if int(num_negatives) < 1:
+            raise ValueError(f"num_negatives must be >= 1, got {num_negatives}")
+        self.counts = [float(c) for c in np.asarray(counts).ravel()]
+        self.num_negatives = int(num_negatives)
+        self.power = float(power)
+        self.seed = seed
+        self.probs = unigram_probs(self.counts, self.power)
+        self.vocab_size = len(self.counts)
+        self._cdf = np.cumsum(self.probs).astype("float32")
+        self.seed_generator = keras.random.SeedGenerator(seed)
+
+    def build(self, hidden_shape, target_shape=None, negatives_shape=None):
+        self.output_vectors = self.add_weight(
+            name="output_vectors", shape=(self.vocab_size, hidden_shape[-1]), initializer="zeros")
+
+    def sample(self, shape):
+        """Draw negative ids of ``shape`` (int32) by inverse CDF: O(log |V|) per draw."""
+        u = keras.random.uniform(shape, maxval=float(self._cdf[-1]), seed=self.seed_generator)
+        ids = ops.searchsorted(ops.convert_to_tensor(self._cdf), ops.reshape(u, (-1,)), side="right")
+        return ops.reshape(ops.minimum(ops.cast(ids, "int32"), self.vocab_size - 1), shape)
+
+    def call(self, hidden, target, negatives=None):
+        _check_hidden(hidden, target, None)
+        target = ops.cast(target, "int32")
+        if negatives is None:
+            negatives = self.sample((ops.shape(target)[0], self.num_negatives))
+        negatives = ops.cast(negatives, "int32")
+        out = ops.cast(self.output_vectors, hidden.dtype)
+        pos = ops.cast(ops.sum(hidden * ops.take(out, target, axis=0), axis=-1), "float32")
+        neg_vectors = ops.take(out, negatives, axis=0)  # (B, K, d); multiply-and-sum beats einsum on CPU
+        neg = ops.cast(ops.sum(ops.expand_dims(hidden, 1) * neg_vectors, axis=-1), "float32")
+        keep = ops.not_equal(negatives, ops.expand_dims(target, -1))
+        neg_terms = ops.log_sigmoid(-neg)
+        return -ops.log_sigmoid(pos) - ops.sum(ops.where(keep, neg_terms, ops.zeros_like(neg_terms)), axis=-1)
+
+    def compute_output_shape(self, hidden_shape, target_shape=None, negatives_shape=None):
+        return (hidden_shape[0],)
+
+    def get_config(self):
+        return {**super().get_config(), "counts": self.counts, "num_negatives": self.num_negatives,
+                "power": self.power, "seed": self.seed}
+
+
+def _make_output(output, vocab_size, counts, num_negatives, seed):
+    if output not in OUTPUTS:
+        raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
+    if output == "softmax":
+        return SoftmaxOutput(vocab_size, name="softmax")
+    if counts is None or len(counts) != vocab_size:
+        raise ValueError(f"output={output!r} needs counts of length vocab_size={vocab_size}, "
+                         f"got {None if counts is None else len(counts)}")
+    if output == "hierarchical":
+        return HierarchicalSoftmax(counts, name="hierarchical")
+    return NegativeSampling(counts, num_negatives=num_negatives, seed=seed, name="negative")
+
+
+def _unpack(inputs, output_kind):
+    """``(input, target)`` or ``(input, target, negatives)``; negatives only for ``negative``."""
+    if not isinstance(inputs, (tuple, list)) or len(inputs) not in (2, 3):
+        raise ValueError("inputs must be a tuple (input_ids, target_ids) or (input_ids, target_ids, negatives)")
+    if len(inputs) == 3 and output_kind != "negative":
+        raise ValueError(f"negatives were given but output={output_kind!r} does not use them")
+    return inputs[0], inputs[1], (inputs[2] if len(inputs) == 3 else None)
+
+
+class _Word2VecModel(keras.Model):
+    """Shared parts: the input embedding, the output layer, loss = mean of the output."""
+
+    def __init__(self, vocab_size, embedding_dim, output="negative", counts=None, num_negatives=5,
+                 seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if vocab_size < 2 or embedding_dim < 1:
+            raise ValueError(f"need vocab_size >= 2 and embedding_dim >= 1, got {vocab_size}, {embedding_dim}")
+        self.vocab_size, self.embedding_dim = int(vocab_size), int(embedding_dim)
+        self.output_kind, self.num_negatives, self.seed = output, int(num_negatives), seed
+        self.counts = None if counts is None else [float(c) for c in np.asarray(counts).ravel()]
+        half = 0.5 / self.embedding_dim  # word2vec.c: uniform in [-0.5/d, 0.5/d]
+        self.input_embedding = keras.layers.Embedding(
+            self.vocab_size, self.embedding_dim, name="input_vectors",
+            embeddings_initializer=keras.initializers.RandomUniform(-half, half, seed=seed))
+        self.output_layer = _make_output(output, self.vocab_size, self.counts, num_negatives, seed)
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        loss = ops.mean(y_pred)
+        for extra in self.losses:
+            loss = loss + extra
+        return loss
+
+    def word_vectors(self) -> np.ndarray:
+        """The input vectors ``V``: numpy ``(vocab_size, embedding_dim)``."""
+        return np.asarray(ops.convert_to_numpy(self.input_embedding.embeddings))
+
+    def get_config(self):
+        return {"vocab_size": self.vocab_size, "embedding_dim": self.embedding_dim, "output": self.output_kind,
+                "counts": self.counts, "num_negatives": self.num_negatives, "seed": self.seed,
+                "name": self.name}
+
+
+@keras.saving.register_keras_serializable(package="word2bert")
+class SkipGram(_Word2VecModel):
+    """Skip-gram: the centre word's input vector predicts one context word.
+
+    Each (centre, context) pair is one example; the context words of a window are
+    predicted independently of each other (the model's independence assumption).
+
+    Args:
+        vocab_size: |V|.
+        embedding_dim: vector length d.
+        output: ``"softmax"``, ``"hierarchical"`` or ``"negative"``.
+        counts: word counts (length |V|), needed by ``hierarchical`` and ``negative``.
+        num_negatives: K for ``negative``.
+        seed: seed of the initialiser and the negative draws.
+
+    Call arguments:
+        inputs: tuple ``(centre, context)``, int ``(batch,)`` each; with
+            ``output="negative"`` optionally ``(centre, context, negatives)`` with
+            negatives int ``(batch, num_negatives)`` drawn outside the graph (the fast path
+            of ``train_word2vec``: drawing them in the graph costs 2.5x the step time on CPU).
+
+    Returns:
+        float32 ``(batch,)``: the loss of each pair (nats); ``fit`` minimises its mean.
+
+    Raises:
+        ValueError: unknown ``output``; ``counts`` missing or of the wrong length.
+
+    Example:
+        >>> m = SkipGram(100, 16, "negative", counts=np.ones(100))
+        >>> m.compile(keras.optimizers.SGD(1.0))
+        >>> m.fit((centres, contexts), batch_size=1024, verbose=0)
+
+    Reference: Mikolov et al. (2013a), section 3.2; (2013b), eq. 1-2.
+    """
+
+    def call(self, inputs):
+        centre, context, negatives = _unpack(inputs, self.output_kind)
+        hidden = self.input_embedding(centre)
+        if negatives is not None:
+            return self.output_layer(hidden, context, negatives)
+        return self.output_layer(hidden, context)
+
+
+@keras.saving.register_keras_serializable(package="word2bert")
+class CBOW(_Word2VecModel):
+    """Continuous bag of words: the mean of the context's input vectors predicts the centre.
+
+    Args: as ``SkipGram``.
+
+    Call arguments:
+        inputs: tuple ``(context, centre)``: int ``(batch, 2 * window_size)`` context ids,
+            0 (``<pad>``) in empty slots (masked out of the mean), and int ``(batch,)``;
+            optionally a third item, the negatives, as for ``SkipGram``.
+
+    Returns:
+        float32 ``(batch,)``: the loss of each example (nats).
+
+    Raises:
+        ValueError: as ``SkipGram``.
+
+    Example:
+        >>> m = CBOW(100, 16, "hierarchical", counts=np.ones(100))
+        >>> m((np.array([[3, 4, 0, 0]]), np.array([5])))   # (1,)
+
+    Reference: Mikolov et al. (2013a), section 3.1 (gensim's ``cbow_mean=1``).
+    """
+
+    def call(self, inputs):
+        context, centre, negatives = _unpack(inputs, self.output_kind)
+        vectors = self.input_embedding(context)  # (B, C, d)
+        mask = ops.cast(ops.not_equal(context, 0), vectors.dtype)[..., None]
+        hidden = ops.sum(vectors * mask, axis=1) / ops.maximum(ops.sum(mask, axis=1), 1.0)
+        if negatives is not None:
+            return self.output_layer(hidden, centre, negatives)
+        return self.output_layer(hidden, centre)
+
+
+def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int = 5, sample: float = 1e-3,
+                   batch_size: int = 4096, learning_rate: float = 0.025, min_learning_rate: float = 1e-4,
+                   seed: int = 0, verbose: int = 0) -> dict:
+    """Train a ``SkipGram`` or ``CBOW`` model with ``fit``, one fresh epoch of examples at a time.
+
+    Each epoch redraws subsampling and dynamic windows (``word2vec_data``), shuffles, draws
+    the negatives in numpy (``sample_negatives``; same rule as ``NegativeSampling``: a draw
+    equal to the target is masked) and runs one ``fit`` epoch. The optimiser is plain SGD on the *summed* per-example loss
+    (Keras SGD on the batch mean with ``learning_rate * batch_size``), decaying linearly
+    from ``learning_rate`` to ``min_learning_rate`` over all steps -- word2vec's own
+    per-pair rule, applied to a batch at once. On the TensorFlow backend the embedding
+    gradients are ``IndexedSlices``, so SGD touches only the rows a batch uses (Adam or
+    Adagrad in Keras densify them and update whole tables: 2x slower measured).
+
+    Args:
+        model: a ``SkipGram`` or ``CBOW``.
+        ids, sentence_ids: from ``encode_sentences``.
+        epochs: passes over the corpus (>= 1).
+        window_size: maximum context distance.
+        sample: subsampling threshold t (0: off), word2vec.c's formula, relative to
+            ``sum(model.counts)``.
+        batch_size: examples per step.
+        learning_rate, min_learning_rate: per-example SGD step at the start and end
+            (word2vec: 0.025 skip-gram, 0.05 CBOW).
+        seed: numpy seed of subsampling, windows and shuffling.
+        verbose: passed to ``fit``.
+
+    Returns:
+        dict: ``loss`` (list, mean loss per epoch), ``examples`` (total), ``seconds``
+        (wall time of example generation + fit), ``words_per_second`` (corpus tokens x
+        epochs / seconds).
+
+    Raises:
+        ValueError: ``epochs`` < 1 or a model that is neither SkipGram nor CBOW.
+    """
+    if epochs < 1:
+        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    if not isinstance(model, (SkipGram, CBOW)):
+        raise ValueError(f"model must be a SkipGram or CBOW, got {type(model).__name__}")
+    rng = np.random.default_rng(seed)
+    keep = None
+    if sample > 0:
+        counts = model.counts if model.counts is not None else np.bincount(ids, minlength=model.vocab_size)
+        keep = subsample_keep_prob(counts, sample)
+    make = skipgram_pairs if isinstance(model, SkipGram) else cbow_examples
+    probs = unigram_probs(model.counts) if model.output_kind == "negative" else None
+    started = time.time()
+    losses, total = [], 0
+    for epoch in range(epochs):
+        a, b = make(ids, sentence_ids, window_size, rng, keep_prob=keep)
+        x = (a, b) if probs is None else (a, b, sample_negatives(probs, (len(b), model.num_negatives), rng))
+        if epoch == 0:
+            steps = int(np.ceil(len(a) / batch_size)) * epochs
+            schedule = keras.optimizers.schedules.PolynomialDecay(
+                learning_rate * batch_size, max(steps, 1), min_learning_rate * batch_size)
+            model.compile(optimizer=keras.optimizers.SGD(schedule), steps_per_execution=16)
+        hist = model.fit(x, batch_size=batch_size, epochs=1, shuffle=False, verbose=verbose)
+        losses.append(float(hist.history["loss"][-1]))
+        total += len(a)
+    seconds = time.time() - started
+    return {"loss": losses, "examples": total, "seconds": seconds,
+            "words_per_second": len(ids) * epochs / seconds}

@@ -1,0 +1,201 @@
+"""Tests for word2bert.word2vec / word2vec_data: textbook Huffman codes, entropy bound,
+sampling rates by chi-square, subsampling formulas by hand, hand-made pair lists,
+and the output layers against direct numpy / keras computations."""
+import itertools
+import os
+
+import keras
+import numpy as np
+import pytest
+from scipy import stats
+
+from word2bert import word2vec as w2v
+
+
+# ------------------------------------------------------------------ Huffman tree
+def test_huffman_textbook_lengths_and_prefix_free():
+    # CLRS 16.3: a:45 b:13 c:12 d:16 e:9 f:5 -> code lengths 1,3,3,3,4,4
+    counts = [45, 13, 12, 16, 9, 5]
+    tree = w2v.build_huffman_tree(counts)
+    assert tree.code_lengths.tolist() == [1, 3, 3, 3, 4, 4]
+    words = ["".join(map(str, c)) for c in tree.codes]
+    for x, y in itertools.permutations(words, 2):
+        assert not y.startswith(x)
+    # every path starts at the root (inner node V-2) and has one node per code bit
+    assert all(p[0] == len(counts) - 2 and len(p) == len(c) for p, c in zip(tree.points, tree.codes))
+
+
+def test_huffman_entropy_bound_random_counts():
+    rng = np.random.default_rng(0)
+    counts = rng.zipf(1.3, 2000).astype(float)
+    tree = w2v.build_huffman_tree(counts)
+    p = counts / counts.sum()
+    expected = float(np.sum(p * tree.code_lengths))
+    entropy = float(-np.sum(p * np.log2(p)))
+    assert entropy <= expected < entropy + 1
+    words = sorted("".join(map(str, c)) for c in tree.codes)
+    assert all(not b.startswith(a) for a, b in zip(words, words[1:]))  # sorted: prefix would be adjacent
+
+
+def test_hierarchical_softmax_sums_to_one_and_matches_hand():
+    counts = [50, 20, 10, 5, 3, 1, 1]
+    layer = w2v.HierarchicalSoftmax(counts)
+    hidden = np.random.default_rng(1).standard_normal((3, 4)).astype("float32")
+    layer(hidden, np.array([0, 1, 2]))
+    inner = np.random.default_rng(2).standard_normal((len(counts) - 1, 4)).astype("float32")
+    layer.inner_vectors.assign(inner)
+    probs = np.exp(keras.ops.convert_to_numpy(layer.log_probs(hidden)))
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    # hand: product of sigmoids along the path, code 0 -> sigmoid(+x)
+    sig = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
+    w = 5
+    hand = np.prod([sig((1 - 2 * c) * inner[n] @ hidden[0]) for n, c in zip(layer.tree.points[w], layer.tree.codes[w])])
+    nll = keras.ops.convert_to_numpy(layer(hidden[:1], np.array([w])))
+    np.testing.assert_allclose(np.exp(-nll[0]), hand, rtol=1e-5)
+
+
+# ------------------------------------------------------------ negative sampling
+def test_unigram_probs_and_sampler_chi_square():
+    probs = w2v.unigram_probs([100, 10, 1])
+    np.testing.assert_allclose(probs, [0.827, 0.147, 0.026], atol=1e-3)
+    expected = 1e5 * np.array([100 ** 0.75, 10 ** 0.75, 1.0]) / (100 ** 0.75 + 10 ** 0.75 + 1)
+    draws = w2v.sample_negatives(probs, (100_000,), np.random.default_rng(0))
+    assert stats.chisquare(np.bincount(draws, minlength=3), expected).pvalue > 1e-3
+    layer = w2v.NegativeSampling([100, 10, 1], num_negatives=5, seed=0)
+    in_graph = keras.ops.convert_to_numpy(layer.sample((20_000, 5))).ravel()
+    assert stats.chisquare(np.bincount(in_graph, minlength=3), expected).pvalue > 1e-3
+
+
+def test_negative_equal_to_positive_is_masked():
+    # documented rule: a negative that equals the target contributes nothing
+    layer = w2v.NegativeSampling([100, 10, 1], num_negatives=5, seed=3)
+    rng = np.random.default_rng(4)
+    hidden = rng.standard_normal((1000, 8)).astype("float32")
+    target = np.zeros(1000, dtype="int32")
+    negatives = keras.ops.convert_to_numpy(layer.sample((1000, 5)))
+    loss = keras.ops.convert_to_numpy(layer(hidden, target, negatives))
+    out = rng.standard_normal((3, 8)).astype("float32")
+    layer.output_vectors.assign(out)
+    loss = keras.ops.convert_to_numpy(layer(hidden, target, negatives))
+    logsig = lambda x: -np.logaddexp(0, -x)  # noqa: E731
+    pos = hidden @ out[0]
+    neg = np.einsum("bd,bkd->bk", hidden, out[negatives])
+    hand = -logsig(pos) - np.sum(np.where(negatives != 0, logsig(-neg), 0.0), axis=1)
+    np.testing.assert_allclose(loss, hand, rtol=1e-4, atol=1e-5)
+    share = np.mean(negatives == 0)
+    assert 0.80 < share < 0.85  # the rule matters: ~83% of draws hit the positive here
+
+
+# ------------------------------------------------------------------ subsampling
+def test_subsample_keep_prob_formulas():
+    counts = np.array([5e4, 100])
+    c = w2v.subsample_keep_prob(counts, 1e-3, total=1e6, formula="word2vec.c")
+    p = w2v.subsample_keep_prob(counts, 1e-3, total=1e6, formula="paper")
+    assert c[0] == pytest.approx(0.1614, abs=1e-4) and p[0] == pytest.approx(0.1414, abs=1e-4)
+    assert c[1] == 1.0 and p[1] == 1.0
+    assert np.all(w2v.subsample_keep_prob(counts, 0.0) == 1.0)
+    with pytest.raises(ValueError, match="formula"):
+        w2v.subsample_keep_prob(counts, formula="nope")
+
+
+# ------------------------------------------------------------------------ pairs
+def test_skipgram_pairs_hand_example():
+    ids = np.array([1, 2, 3, 4, 5]); sent = np.array([0, 0, 0, 1, 1])
+    c, o = w2v.skipgram_pairs(ids, sent, window_size=1, dynamic_window=False, shuffle=False)
+    assert sorted(zip(c.tolist(), o.tolist())) == [(1, 2), (2, 1), (2, 3), (3, 2), (4, 5), (5, 4)]
+    ctx, cen = w2v.cbow_examples(ids, sent, window_size=1, dynamic_window=False, shuffle=False)
+    assert cen.tolist() == [1, 2, 3, 4, 5]
+    assert ctx.tolist() == [[0, 2], [1, 3], [2, 0], [0, 5], [4, 0]]
+    with pytest.raises(ValueError, match="window_size"):
+        w2v.skipgram_pairs(ids, sent, window_size=0)
+
+
+def test_dynamic_window_distance_distribution():
+    n, window = 20_000, 5
+    c, o = w2v.skipgram_pairs(np.arange(n), np.zeros(n, dtype=int), window, np.random.default_rng(0))
+    dist = np.bincount(np.abs(c - o), minlength=window + 1)[1:]
+    # a context at distance d is used with probability (W - d + 1) / W
+    np.testing.assert_allclose(dist / dist[0], [(window - d + 1) / window for d in range(1, window + 1)], atol=0.02)
+
+
+def test_subsampling_keeps_expected_share():
+    ids = np.repeat([0, 1], [50_000, 50]); keep = np.array([0.2, 1.0])
+    c, o = w2v.skipgram_pairs(np.random.default_rng(1).permutation(ids), np.arange(len(ids)) // 10, 3,
+                              np.random.default_rng(2), keep_prob=keep, dynamic_window=False)
+    # every pair involves kept tokens only; the rare word (keep 1.0) is never dropped
+    assert np.sum(c == 1) > 0 and np.mean(np.concatenate([c, o]) == 0) < 1
+
+
+# ---------------------------------------------------------------- output layers
+def test_softmax_output_matches_keras_crossentropy():
+    layer = w2v.SoftmaxOutput(7)
+    rng = np.random.default_rng(0)
+    hidden = rng.standard_normal((4, 3)).astype("float32"); target = np.array([0, 3, 6, 2])
+    layer(hidden, target)
+    u = rng.standard_normal((7, 3)).astype("float32"); layer.output_vectors.assign(u)
+    ref = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=None)(target, hidden @ u.T)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(layer(hidden, target)), keras.ops.convert_to_numpy(ref), rtol=1e-5)
+
+
+@pytest.mark.parametrize("model_cls", [w2v.SkipGram, w2v.CBOW])
+@pytest.mark.parametrize("output", ["softmax", "hierarchical", "negative"])
+def test_models_save_load_and_learn(tmp_path, model_cls, output):
+    rng = np.random.default_rng(0)
+    counts = np.arange(30, 0, -1).astype(float); counts[0] = 0
+    model = model_cls(30, 8, output, counts=counts, num_negatives=3, seed=0)
+    if model_cls is w2v.SkipGram:
+        x = (rng.integers(1, 30, 256), rng.integers(1, 30, 256) % 5 + 1)
+    else:
+        ctx = rng.integers(1, 30, (256, 4)); ctx[:, 3] = 0
+        x = (ctx, ctx[:, 0] % 5 + 1)
+    if output == "negative":
+        x = x + (rng.integers(1, 30, (256, 3)),)
+    model.compile(keras.optimizers.Adam(0.05))
+    losses = model.fit(x, batch_size=64, epochs=4, verbose=0).history["loss"]
+    assert losses[-1] < losses[0]
+    path = os.path.join(tmp_path, "m.keras")
+    model.save(path)
+    loaded = keras.models.load_model(path)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(x)), keras.ops.convert_to_numpy(model(x)), rtol=1e-5)
+    assert loaded.get_config() == model.get_config()
+
+
+def test_cbow_ignores_padding_and_errors():
+    model = w2v.CBOW(10, 4, "softmax")
+    a = keras.ops.convert_to_numpy(model((np.array([[3, 4, 0, 0]]), np.array([5]))))
+    b = keras.ops.convert_to_numpy(model((np.array([[0, 3, 0, 4]]), np.array([5]))))
+    np.testing.assert_allclose(a, b, rtol=1e-6)
+    with pytest.raises(ValueError, match="output"):
+        w2v.SkipGram(10, 4, "nce")
+    with pytest.raises(ValueError, match="counts"):
+        w2v.SkipGram(10, 4, "negative")
+    with pytest.raises(ValueError, match="num_negatives"):
+        w2v.NegativeSampling([1, 2], num_negatives=0)
+
+
+def test_mixed_precision_finite():
+    keras.config.set_dtype_policy("mixed_float16")
+    try:
+        counts = np.arange(20, 0, -1)
+        for output in ("softmax", "hierarchical", "negative"):
+            m = w2v.SkipGram(20, 8, output, counts=counts, seed=0)
+            assert np.all(np.isfinite(keras.ops.convert_to_numpy(m((np.array([1, 2]), np.array([3, 4]))))))
+    finally:
+        keras.config.set_dtype_policy("float32")
+
+
+def test_train_word2vec_learns_cooccurrence():
+    # two topics that never share a sentence: words of one topic end up closer together
+    rng = np.random.default_rng(0)
+    sents = [list(rng.choice(["a", "b", "c", "d"], 8)) for _ in range(300)] + \
+            [list(rng.choice(["w", "x", "y", "z"], 8)) for _ in range(300)]
+    from word2bert.vocab import Vocabulary
+    vocab = Vocabulary(sents, specials=("<pad>",), unk_token=None)
+    ids, sid = w2v.encode_sentences(sents, vocab)
+    model = w2v.SkipGram(len(vocab), 8, "negative", counts=vocab.counts, seed=0)
+    out = w2v.train_word2vec(model, ids, sid, epochs=3, window_size=2, sample=0, batch_size=64, learning_rate=0.01)
+    assert out["loss"][-1] < out["loss"][0] and out["examples"] > 0
+    v = model.word_vectors(); v = v / np.linalg.norm(v, axis=1, keepdims=True)
+    same = v[vocab.stoi["a"]] @ v[vocab.stoi["b"]]
+    other = v[vocab.stoi["a"]] @ v[vocab.stoi["x"]]
+    assert same > other + 0.3
