@@ -11,6 +11,7 @@ import keras
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from layer_checks import check_layer
 
 from word2bert.glove import (GloVe, GloVeLoss, cooccurrence_matrix, cooccurrence_triples, glove_loss,
                              glove_weight, lsa_vectors, ppmi)
@@ -133,6 +134,13 @@ def test_glove_config_and_save_round_trip(tmp_path):
     np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(pairs)), before, rtol=1e-6)
     with pytest.raises(ValueError, match="embedding_dim"):
         GloVe(vocab_size=3, embedding_dim=0)
+
+
+def test_glove_shared_layer_checks(tmp_path):
+    # config round trip, .keras save/load inside a functional model, finite under mixed float16 / bfloat16
+    out = check_layer(lambda: GloVe(vocab_size=7, embedding_dim=4), [np.array([[0, 6], [3, 3]], dtype="int32")],
+                      tmp_path=tmp_path)
+    assert out[0].shape == (2,) and out[0].dtype == np.float32
 
 
 def test_training_decreases_loss_monotonically():
