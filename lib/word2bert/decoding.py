@@ -20,13 +20,16 @@ penalty). ``alpha = 0`` ranks by the raw log-probability (which favours short ou
 """
 from __future__ import annotations
 
-import keras
 import numpy as np
 
 
 def _take(state, index):
-    """Rows ``index`` of every array in the nest ``state``."""
-    return keras.tree.map_structure(lambda a: np.take(np.asarray(a), index, axis=0), state)
+    """Rows ``index`` of every array in the nest ``state`` (dicts, tuples and lists of arrays)."""
+    if isinstance(state, dict):
+        return {key: _take(value, index) for key, value in state.items()}
+    if isinstance(state, (tuple, list)):
+        return type(state)(_take(value, index) for value in state)
+    return np.take(np.asarray(state), index, axis=0)
 
 
 def _check(batch_size: int, max_len: int):
@@ -68,6 +71,16 @@ def greedy_search(step_fn, state, batch_size: int, start_id: int, end_id: int, m
         if done.all():
             break
     return outputs
+
+
+def _top_k(scores, k: int):
+    """Indices of the k largest scores of each row, best first (ties: lower index first)."""
+    if k == 1:
+        return scores.argmax(axis=1)[:, None]
+    cand = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    cand.sort(axis=1)  # index order, so the stable sort below breaks ties by index
+    order = np.argsort(-np.take_along_axis(scores, cand, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(cand, order, axis=1)
 
 
 def length_penalty(length, alpha: float):
@@ -140,8 +153,7 @@ def beam_search(
         total = logp[:, :, None] + log_probs  # (b, k, V)
         new_len = np.where(finished, lengths, lengths + 1)
         normed = total / length_penalty(new_len, alpha)[:, :, None]
-        flat = normed.reshape(batch_size, -1)
-        top = np.argsort(-flat, axis=1, kind="stable")[:, :k]  # (b, k)
+        top = _top_k(normed.reshape(batch_size, -1), k)  # (b, k) flat indices, best first
         parent, token = top // vocab, (top % vocab).astype(np.int32)
         rows = np.arange(batch_size)[:, None]
         was_finished = finished[rows, parent]

@@ -224,3 +224,23 @@ class Seq2Seq:
             else:
                 out += beam_search(self.step, state, len(batch), bos_id, eos_id, max_len, beam_width, alpha)
         return out
+
+
+def group_references(pairs, max_len: int | None = None):
+    """Group translation pairs by source sentence, for multi-reference BLEU.
+
+    Args:
+        pairs: list of ``(source, target)`` str pairs (e.g. ``ding_de_en("test")``).
+        max_len: keep only sources with at most this many ``tokenize`` tokens (None: all).
+
+    Returns:
+        ``(sources, references)``: the distinct source strings in order of first
+        appearance, and for each a list of its reference strings, lowercased like the
+        model's output (``detokenize(tokenize(target))``).
+    """
+    groups: dict[str, list[str]] = {}
+    for source, target in pairs:
+        if max_len is not None and len(tokenize(source)) > max_len:
+            continue
+        groups.setdefault(source, []).append(detokenize(tokenize(target)))
+    return list(groups), list(groups.values())
