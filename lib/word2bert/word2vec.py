@@ -22,7 +22,8 @@ they train with plain ``fit`` (``y`` is not used). ``train_word2vec`` is the loo
 chapters and the benchmark use: it makes a fresh epoch of examples with
 ``word2bert.word2vec_data`` (subsampling and dynamic window redrawn every epoch, as
 word2vec.c does) and calls ``fit`` on it with large batches and a sparse-row optimiser.
-The data helpers are re-exported here, so ``word2bert.word2vec`` is the one import.
+The output layers (``word2vec_layers``) and the data helpers (``word2vec_data``) are
+re-exported here, so ``word2bert.word2vec`` is the one import.
 """
 from __future__ import annotations
 
@@ -32,6 +33,11 @@ import keras
 import numpy as np
 from keras import ops
 
+from word2bert.word2vec_layers import (  # noqa: F401  (re-exported)
+    HierarchicalSoftmax,
+    NegativeSampling,
+    SoftmaxOutput,
+)
 from word2bert.word2vec_data import (  # noqa: F401  (re-exported)
     HuffmanTree,
     build_huffman_tree,
@@ -44,222 +50,6 @@ from word2bert.word2vec_data import (  # noqa: F401  (re-exported)
 )
 
 OUTPUTS = ("softmax", "hierarchical", "negative")
-
-
-def _check_hidden(hidden, target, dim):
-    if len(hidden.shape) != 2 or (dim is not None and hidden.shape[-1] != dim):
-        raise ValueError(f"hidden must have shape (batch, {dim}), got {tuple(hidden.shape)}")
-    if len(target.shape) != 1:
-        raise ValueError(f"target must have shape (batch,), got {tuple(target.shape)}")
-
-
-@keras.saving.register_keras_serializable(package="word2bert")
-class SoftmaxOutput(keras.layers.Layer):
-    """Full softmax over the vocabulary: per-example ``-log p(target | h)``.
-
-    ``p(w | h) = exp(u_w . h) / sum_v exp(u_v . h)`` (no bias, as in word2vec).
-
-    Args:
-        vocab_size: number of words |V|.
-
-    Call arguments:
-        hidden: float ``(batch, embedding_dim)``.
-        target: int ``(batch,)`` word ids.
-
-    Returns:
-        float ``(batch,)``: the negative log-likelihood, in nats.
-
-    Raises:
-        ValueError: wrong ranks or dims.
-
-    Example:
-        >>> out = SoftmaxOutput(10)
-        >>> out(np.zeros((2, 4), "float32"), np.array([1, 2])).shape   # log(10) each
-        (2,)
-
-    Reference: Mikolov et al. (2013a), section 3 (the "full softmax" baseline).
-    """
-
-    def __init__(self, vocab_size: int, **kwargs):
-        super().__init__(**kwargs)
-        if vocab_size < 2:
-            raise ValueError(f"vocab_size must be >= 2, got {vocab_size}")
-        self.vocab_size = int(vocab_size)
-
-    def build(self, hidden_shape, target_shape=None):
-        self.output_vectors = self.add_weight(
-            name="output_vectors", shape=(self.vocab_size, hidden_shape[-1]), initializer="zeros")
-
-    def log_probs(self, hidden):
-        """``(batch, vocab_size)`` log-probabilities of every word."""
-        logits = ops.matmul(hidden, ops.transpose(ops.cast(self.output_vectors, hidden.dtype)))
-        return ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
-
-    def call(self, hidden, target):
-        _check_hidden(hidden, target, None)
-        logp = self.log_probs(hidden)
-        return -ops.take_along_axis(logp, ops.expand_dims(ops.cast(target, "int32"), -1), axis=-1)[:, 0]
-
-    def compute_output_shape(self, hidden_shape, target_shape=None):
-        return (hidden_shape[0],)
-
-    def get_config(self):
-        return {**super().get_config(), "vocab_size": self.vocab_size}
-
-
-@keras.saving.register_keras_serializable(package="word2bert")
-class HierarchicalSoftmax(keras.layers.Layer):
-    """Hierarchical softmax over a Huffman tree: per-example ``-log p(target | h)``.
-
-    Word ``w`` is the leaf reached from the root by branches ``code_j`` at inner nodes
-    ``n_j``; ``p(w | h) = prod_j sigmoid((1 - 2 code_j) * u_{n_j} . h)`` (code 0 takes
-    ``sigmoid(+x)``, word2vec.c's convention). The probabilities of all leaves sum to 1.
-
-    Args:
-        counts: word counts (length |V|); the Huffman tree is built from them
-            (``build_huffman_tree``), so frequent words have short paths.
-
-    Call arguments:
-        hidden: float ``(batch, embedding_dim)``.
-        target: int ``(batch,)`` word ids.
-
-    Returns:
-        float ``(batch,)``: negative log-likelihood in nats.
-
-    Raises:
-        ValueError: fewer than 2 counts; wrong ranks.
-
-    Example:
-        >>> hs = HierarchicalSoftmax([5, 3, 1])
-        >>> hs(np.zeros((1, 4), "float32"), np.array([0]))   # root code: log 2
-        >>> hs.log_probs(np.zeros((1, 4), "float32"))        # (1, 3)
-
-    Reference: Morin & Bengio (2005); Mikolov et al. (2013a), section 3; (2013b) eq. 3.
-    """
-
-    def __init__(self, counts, **kwargs):
-        super().__init__(**kwargs)
-        self.counts = [float(c) for c in np.asarray(counts).ravel()]
-        self.tree = build_huffman_tree(self.counts)
-        self.vocab_size = len(self.counts)
-
-    def build(self, hidden_shape, target_shape=None):
-        self.inner_vectors = self.add_weight(
-            name="inner_vectors", shape=(self.vocab_size - 1, hidden_shape[-1]), initializer="zeros")
-
-    def _path_loglik(self, hidden, nodes, codes, mask):
-        # hidden (B, d); nodes/codes/mask (B, L) -> (B,) log p
-        u = ops.take(ops.cast(self.inner_vectors, hidden.dtype), nodes, axis=0)  # (B, L, d)
-        # multiply-and-sum, not einsum: TF lowers this einsum to tiny batched matmuls (4x slower on CPU)
-        logits = ops.cast(ops.sum(ops.expand_dims(hidden, 1) * u, axis=-1), "float32")
-        sign = 1.0 - 2.0 * ops.cast(codes, "float32")
-        terms = ops.log_sigmoid(sign * logits)
-        return ops.sum(ops.where(mask, terms, ops.zeros_like(terms)), axis=-1)
-
-    def call(self, hidden, target):
-        _check_hidden(hidden, target, None)
-        target = ops.cast(target, "int32")
-        nodes = ops.take(ops.convert_to_tensor(self.tree.path_nodes), target, axis=0)
-        codes = ops.take(ops.convert_to_tensor(self.tree.path_codes), target, axis=0)
-        mask = ops.take(ops.convert_to_tensor(self.tree.path_mask), target, axis=0)
-        return -self._path_loglik(hidden, nodes, codes, mask)
-
-    def log_probs(self, hidden):
-        """``(batch, vocab_size)`` log-probabilities of every word (O(|V| log |V|): for checks)."""
-        b = hidden.shape[0]
-        v, depth = self.tree.path_nodes.shape
-        nodes = np.tile(self.tree.path_nodes.reshape(1, -1), (b, 1))
-        flat_h = ops.repeat(hidden, v, axis=0)  # (b * v, d)
-        ll = self._path_loglik(flat_h, nodes.reshape(b * v, depth),
-                               np.tile(self.tree.path_codes, (b, 1)), np.tile(self.tree.path_mask, (b, 1)))
-        return ops.reshape(ll, (b, v))
-
-    def compute_output_shape(self, hidden_shape, target_shape=None):
-        return (hidden_shape[0],)
-
-    def get_config(self):
-        return {**super().get_config(), "counts": self.counts}
-
-
-@keras.saving.register_keras_serializable(package="word2bert")
-class NegativeSampling(keras.layers.Layer):
-    """Negative-sampling loss with K negatives drawn from the unigram^0.75 distribution.
-
-    ``loss = -log sigmoid(u_t . h) - sum_k m_k log sigmoid(-u_{n_k} . h)``.
-
-    The positive may be drawn as a negative: draws are independent of the target, and a
-    draw equal to the target is *masked out* (``m_k = 0``: it adds nothing to the loss or
-    the gradient), as word2vec.c skips it (``if (target == word) continue``). So an
-    example has at most K (on average slightly fewer) effective negatives.
-
-    Args:
-        counts: word counts (length |V|) for the noise distribution.
-        num_negatives: K (>= 1); 5-20 for small corpora (2013b, section 2.2).
-        power: the exponent, 0.75.
-        seed: int seed of the negative draws (None: random).
-
-    Call arguments:
-        hidden: float ``(batch, embedding_dim)``.
-        target: int ``(batch,)`` word ids.
-        negatives: optional int ``(batch, K)`` ids to use instead of drawing.
-
-    Returns:
-        float ``(batch,)``: the loss per example, in nats.
-
-    Raises:
-        ValueError: ``num_negatives`` < 1, bad counts, wrong ranks.
-
-    Example:
-        >>> ns = NegativeSampling([100, 10, 1], num_negatives=2, seed=0)
-        >>> ns(np.zeros((3, 4), "float32"), np.array([0, 1, 2]))   # 3 * log 2 when unmasked
-        >>> ns.sample((1000, 5))                                    # ids ~ [0.827, 0.147, 0.026]
-
-    Reference: Mikolov et al. (2013b), eq. 4 and section 2.2.
-    """
-
-    def __init__(self, counts, num_negatives: int = 5, power: float = 0.75, seed=None, **kwargs):
-        super().__init__(**kwargs)
-        if int(num_negatives) < 1:
-            raise ValueError(f"num_negatives must be >= 1, got {num_negatives}")
-        self.counts = [float(c) for c in np.asarray(counts).ravel()]
-        self.num_negatives = int(num_negatives)
-        self.power = float(power)
-        self.seed = seed
-        self.probs = unigram_probs(self.counts, self.power)
-        self.vocab_size = len(self.counts)
-        self._cdf = np.cumsum(self.probs).astype("float32")
-        self.seed_generator = keras.random.SeedGenerator(seed)
-
-    def build(self, hidden_shape, target_shape=None, negatives_shape=None):
-        self.output_vectors = self.add_weight(
-            name="output_vectors", shape=(self.vocab_size, hidden_shape[-1]), initializer="zeros")
-
-    def sample(self, shape):
-        """Draw negative ids of ``shape`` (int32) by inverse CDF: O(log |V|) per draw."""
-        u = keras.random.uniform(shape, maxval=float(self._cdf[-1]), seed=self.seed_generator)
-        ids = ops.searchsorted(ops.convert_to_tensor(self._cdf), ops.reshape(u, (-1,)), side="right")
-        return ops.reshape(ops.minimum(ops.cast(ids, "int32"), self.vocab_size - 1), shape)
-
-    def call(self, hidden, target, negatives=None):
-        _check_hidden(hidden, target, None)
-        target = ops.cast(target, "int32")
-        if negatives is None:
-            negatives = self.sample((ops.shape(target)[0], self.num_negatives))
-        negatives = ops.cast(negatives, "int32")
-        out = ops.cast(self.output_vectors, hidden.dtype)
-        pos = ops.cast(ops.sum(hidden * ops.take(out, target, axis=0), axis=-1), "float32")
-        neg_vectors = ops.take(out, negatives, axis=0)  # (B, K, d); multiply-and-sum beats einsum on CPU
-        neg = ops.cast(ops.sum(ops.expand_dims(hidden, 1) * neg_vectors, axis=-1), "float32")
-        keep = ops.not_equal(negatives, ops.expand_dims(target, -1))
-        neg_terms = ops.log_sigmoid(-neg)
-        return -ops.log_sigmoid(pos) - ops.sum(ops.where(keep, neg_terms, ops.zeros_like(neg_terms)), axis=-1)
-
-    def compute_output_shape(self, hidden_shape, target_shape=None, negatives_shape=None):
-        return (hidden_shape[0],)
-
-    def get_config(self):
-        return {**super().get_config(), "counts": self.counts, "num_negatives": self.num_negatives,
-                "power": self.power, "seed": self.seed}
 
 
 def _make_output(output, vocab_size, counts, num_negatives, seed):
@@ -408,6 +198,13 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
     gradients are ``IndexedSlices``, so SGD touches only the rows a batch uses (Adam or
     Adagrad in Keras densify them and update whole tables: 2x slower measured).
 
+    Summing a batch's updates is where batch SGD differs from word2vec's one-pair-at-a-time
+    SGD: a row used by many examples of one batch (a very frequent word; the root of the
+    Huffman tree, which is on every path) gets all their updates at once. With
+    ``batch_size=4096`` we measured stable training at 0.05 for negative sampling but a
+    diverging hierarchical softmax at 0.05 (stable at 0.025); a NaN loss stops training
+    with a ``FloatingPointError``.
+
     Args:
         model: a ``SkipGram`` or ``CBOW``.
         ids, sentence_ids: from ``encode_sentences``.
@@ -428,6 +225,7 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
 
     Raises:
         ValueError: ``epochs`` < 1 or a model that is neither SkipGram nor CBOW.
+        FloatingPointError: the loss became NaN or infinite.
     """
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
@@ -452,6 +250,10 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
             model.compile(optimizer=keras.optimizers.SGD(schedule), steps_per_execution=16)
         hist = model.fit(x, batch_size=batch_size, epochs=1, shuffle=False, verbose=verbose)
         losses.append(float(hist.history["loss"][-1]))
+        if not np.isfinite(losses[-1]):
+            raise FloatingPointError(
+                f"training diverged in epoch {epoch + 1} (loss {losses[-1]}): lower learning_rate "
+                f"(now {learning_rate}) or batch_size (now {batch_size})")
         total += len(a)
     seconds = time.time() - started
     return {"loss": losses, "examples": total, "seconds": seconds,
