@@ -240,9 +240,16 @@ class GloVe(keras.Model):
         ValueError: ``vocab_size``, ``embedding_dim`` or ``init_scale`` not positive;
             inputs whose last axis is not 2.
 
+    Training: ``pairs, counts = cooccurrence_triples(X)``, then ``fit`` with AdaGrad (the
+    paper's optimiser, lr 0.05 per pair) and ``GloVeLoss()``. Start AdaGrad's accumulator
+    small (``initial_accumulator_value=1e-4``): the first gradients are tiny (the vectors
+    start near 0), and Keras's default of 0.1 would shrink the first steps to almost
+    nothing. With batches of tens of thousands of pairs a larger rate (0.1) makes up for
+    the fewer steps (chapter 04).
+
     Example:
         >>> model = GloVe(vocab_size=10, embedding_dim=4)
-        >>> model.compile(keras.optimizers.Adagrad(0.05), GloVeLoss())
+        >>> model.compile(keras.optimizers.Adagrad(0.05, initial_accumulator_value=1e-4), GloVeLoss())
         >>> model.fit(pairs, counts, batch_size=4096)   # pairs (N, 2), counts (N,)
 
     Reference: Pennington et al. (2014), sections 3 and 4.2 (final vectors W + W~).
