@@ -38,6 +38,14 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, encoding: str = "ut
             f.write(payload)
             f.flush()
             os.fsync(f.fileno())
+        # mkstemp makes the file private (0600): give it the mode the target has, or a new file's mode
+        if path.exists():
+            mode = path.stat().st_mode & 0o7777
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
