@@ -105,6 +105,16 @@ def _check_window(window_size):
     return int(window_size)
 
 
+
+def _epoch_tokens(ids, sentence_ids, window_size, rng, keep_prob, dynamic_window):
+    """One epoch's tokens after subsampling, with each token's window reach (dynamic or full)."""
+    ids, sentence_ids = np.asarray(ids), np.asarray(sentence_ids)
+    if ids.shape != sentence_ids.shape:
+        raise ValueError(f"ids and sentence_ids differ in shape: {ids.shape} vs {sentence_ids.shape}")
+    ids, sent = _subsample(ids, sentence_ids, keep_prob, rng)
+    reach = rng.integers(1, window_size + 1, len(ids)) if dynamic_window else np.full(len(ids), window_size)
+    return ids, sent, reach
+
 def skipgram_pairs(ids, sentence_ids, window_size: int = 5, rng=None, keep_prob=None,
                    dynamic_window: bool = True, shuffle: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """All (centre, context) skip-gram pairs of one epoch, vectorised.
@@ -129,13 +139,9 @@ def skipgram_pairs(ids, sentence_ids, window_size: int = 5, rng=None, keep_prob=
         ValueError: ``window_size`` < 1 or arrays of different lengths.
     """
     window_size = _check_window(window_size)
-    ids, sentence_ids = np.asarray(ids), np.asarray(sentence_ids)
-    if ids.shape != sentence_ids.shape:
-        raise ValueError(f"ids and sentence_ids differ in shape: {ids.shape} vs {sentence_ids.shape}")
     rng = np.random.default_rng() if rng is None else rng
-    ids, sent = _subsample(ids, sentence_ids, keep_prob, rng)
+    ids, sent, reach = _epoch_tokens(ids, sentence_ids, window_size, rng, keep_prob, dynamic_window)
     n = len(ids)
-    reach = rng.integers(1, window_size + 1, n) if dynamic_window else np.full(n, window_size)
     centres, contexts = [], []
     for d in range(1, window_size + 1):
         same = sent[:-d] == sent[d:] if d < n else np.zeros(0, dtype=bool)
@@ -169,13 +175,9 @@ def cbow_examples(ids, sentence_ids, window_size: int = 5, rng=None, keep_prob=N
         ValueError: ``window_size`` < 1 or arrays of different lengths.
     """
     window_size = _check_window(window_size)
-    ids, sentence_ids = np.asarray(ids), np.asarray(sentence_ids)
-    if ids.shape != sentence_ids.shape:
-        raise ValueError(f"ids and sentence_ids differ in shape: {ids.shape} vs {sentence_ids.shape}")
     rng = np.random.default_rng() if rng is None else rng
-    ids, sent = _subsample(ids, sentence_ids, keep_prob, rng)
+    ids, sent, reach = _epoch_tokens(ids, sentence_ids, window_size, rng, keep_prob, dynamic_window)
     n = len(ids)
-    reach = rng.integers(1, window_size + 1, n) if dynamic_window else np.full(n, window_size)
     contexts = np.full((n, 2 * window_size), pad_id, dtype=np.int32)
     pos = np.arange(n)
     for slot, d in enumerate([-w for w in range(window_size, 0, -1)] + list(range(1, window_size + 1))):
