@@ -50,3 +50,11 @@ def test_bad_arguments():
         corpus_bleu([], [])
     with pytest.raises(ValueError, match="increasing"):
         bleu_by_bucket([1], ["a"], ["a"], edges=(5, 3))
+
+
+def test_single_strings_are_rejected_not_split_into_characters():
+    from word2bert.metrics import corpus_bleu
+    with pytest.raises(TypeError, match="hypotheses must be"):
+        corpus_bleu("the cat", ["the cat"])
+    with pytest.raises(TypeError, match="references must be"):
+        corpus_bleu(["the cat"], "the cat")

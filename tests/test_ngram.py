@@ -104,3 +104,17 @@ def test_ngram_statistics_by_hand(toy_corpus):
     # test bigrams: <s> the, the dog, dog ran (unseen), ran </s>
     assert rows[1]["unseen_share"] == pytest.approx(1 / 4)
     assert rows[0]["unseen_share"] == 0.0
+
+
+def test_strings_instead_of_token_lists_are_rejected(toy_corpus):
+    with pytest.raises(TypeError, match="sentences must be a list of sentences"):
+        NGramLM(2).fit("the cat sat")
+    with pytest.raises(TypeError, match=r"sentences\[0\] must be a list of tokens"):
+        NGramLM(2).fit(["the cat sat"])
+    lm = NGramLM(2).fit(toy_corpus)
+    with pytest.raises(TypeError, match="split it first"):
+        lm.perplexity(["the cat"])
+    with pytest.raises(TypeError, match="sentence"):
+        lm.sentence_logprob("the cat")
+    with pytest.raises(ValueError, match="orders"):
+        ngram_statistics(toy_corpus, toy_corpus, orders=(0,))

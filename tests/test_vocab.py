@@ -68,3 +68,23 @@ def test_string_lookup_gives_the_same_ids():
     layer = v.string_lookup()
     tokens = ["a", "b", "c", "unseen", "a"]
     assert np.asarray(layer(tokens)).tolist() == v.encode(tokens).tolist()
+
+
+def test_a_string_is_not_silently_split_into_characters():
+    with pytest.raises(TypeError, match="tokens must be .* got a string 'hello'"):
+        Vocabulary("hello")
+    v = Vocabulary("a b".split())
+    with pytest.raises(TypeError, match="split it first"):
+        v.encode("ab")
+
+
+def test_save_refuses_what_load_could_not_read_back(tmp_path):
+    with pytest.raises(ValueError, match="tabs or line breaks"):
+        Vocabulary(["a\tb", "c"]).save(tmp_path / "v.tsv")
+    with pytest.raises(ValueError, match="whitespace"):
+        Vocabulary(["a"], specials=("<my unk>",), unk_token="<my unk>").save(tmp_path / "v.tsv")
+    assert not (tmp_path / "v.tsv").exists()
+    path = tmp_path / "broken.tsv"
+    path.write_text("#word2bert-vocab\tspecials=<unk>\tunk=<unk>\n<unk>\t0\nword\n")
+    with pytest.raises(ValueError, match="line 3: expected 'token<TAB>count'"):
+        Vocabulary.load(path)

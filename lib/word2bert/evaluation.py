@@ -33,6 +33,8 @@ from typing import Iterable
 
 import numpy as np
 
+from word2bert._checks import not_a_string
+
 _EPS = 1e-12
 
 
@@ -249,7 +251,7 @@ def random_baseline_vectors(words: Iterable[str], dim: int = 100, seed: int = 0)
     """
     if dim < 1:
         raise ValueError(f"dim must be >= 1, got {dim}")
-    words = list(dict.fromkeys(words))
+    words = list(dict.fromkeys(not_a_string(words, "words", "a list of words")))
     if not words:
         raise ValueError("words is empty")
     rng = np.random.default_rng(seed)

@@ -13,6 +13,8 @@ from typing import Sequence
 
 import numpy as np
 
+from word2bert._checks import not_a_string
+
 
 def _reference_streams(references, n: int) -> list[list]:
     if len(references) != n:
@@ -40,10 +42,13 @@ def corpus_bleu(hypotheses: Sequence[str], references, lowercase: bool = False, 
         the k-th zero n-gram precision counts as 1 / 2^k).
 
     Raises:
+        TypeError: ``hypotheses`` or ``references`` is a single string.
         ValueError: the lengths differ, the corpus is empty, or a hypothesis has no reference.
     """
     import sacrebleu
 
+    not_a_string(hypotheses, "hypotheses", "a list of detokenized strings")
+    not_a_string(references, "references", "a list with one reference string (or list of strings) per hypothesis")
     hypotheses = list(hypotheses)
     if not hypotheses:
         raise ValueError("corpus_bleu needs at least one hypothesis")

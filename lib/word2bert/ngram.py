@@ -34,6 +34,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from word2bert._checks import token_lists
+
 BOS = "<s>"
 EOS = "</s>"
 
@@ -103,8 +105,10 @@ class NGramLM:
             self.
 
         Raises:
+            TypeError: ``sentences`` (or one sentence) is a string, not a list of tokens.
             ValueError: no tokens at all.
         """
+        sentences = token_lists(sentences)
         raw = [Counter() for _ in range(self.n + 1)]  # raw[m][(h..., w)] for m = 1..n
         vocab = set()
         for sentence in sentences:
@@ -196,6 +200,7 @@ class NGramLM:
 
     def sentence_logprob(self, sentence: Sequence[str]) -> float:
         """Natural-log probability of a whole sentence, ``</s>`` included (chain rule)."""
+        (sentence,) = token_lists([sentence], "sentence")
         seq = _pad(sentence, self.eos)
         return sum(self._logp(seq[i], seq[max(0, i - self.n + 1):i]) for i in range(1, len(seq)))
 
@@ -204,7 +209,12 @@ class NGramLM:
         return math.log(p) if p > 0 else -math.inf
 
     def token_logprobs(self, sentences: Iterable[Sequence[str]]) -> np.ndarray:
-        """Log-probability of every predicted token (words and ``</s>``): 1-D float64."""
+        """Log-probability of every predicted token (words and ``</s>``): 1-D float64.
+
+        Raises:
+            TypeError: ``sentences`` (or one sentence) is a string, not a list of tokens.
+        """
+        sentences = token_lists(sentences)
         out = []
         for sentence in sentences:
             seq = _pad(sentence, self.eos)
@@ -249,6 +259,10 @@ def ngram_statistics(train: Sequence[Sequence[str]], test: Sequence[Sequence[str
                 if i - m + 1 >= 0:
                     yield tuple(seq[i - m + 1:i + 1])
 
+    train, test = token_lists(train, "train"), token_lists(test, "test")
+    orders = list(orders)
+    if not orders or any(int(m) != m or m < 1 for m in orders):
+        raise ValueError(f"orders must be positive integers, got {orders}")
     vocab = {w for s in train for w in s} | {eos}
     rows = []
     for m in orders:

@@ -22,6 +22,7 @@ import keras
 import numpy as np
 from keras import ops
 
+from word2bert._checks import not_a_string
 from word2bert.attention import Attention
 from word2bert.decoding import beam_search, greedy_search
 
@@ -71,6 +72,7 @@ def encode_pairs(pairs, src_vocab, tgt_vocab, max_len: int):
         right-padded with 0. ``decoder_input = <s> y``; ``decoder_target = y </s>``.
 
     Raises:
+        TypeError: a side of a pair is a string rather than a list of tokens.
         ValueError: empty ``pairs``, ``max_len`` < 1, ``<pad>`` not id 0, or the target
             vocabulary lacks ``<s>``/``</s>``.
     """
@@ -83,6 +85,9 @@ def encode_pairs(pairs, src_vocab, tgt_vocab, max_len: int):
             raise ValueError(f"{name} must have {PAD!r} at id 0")
     if BOS not in tgt_vocab or EOS not in tgt_vocab:
         raise ValueError(f"tgt_vocab must contain {BOS!r} and {EOS!r} (pass specials={SPECIALS})")
+    for i, (s, t) in enumerate(pairs):
+        not_a_string(s, f"pairs[{i}][0]", "a list of source tokens (tokenize it first)")
+        not_a_string(t, f"pairs[{i}][1]", "a list of target tokens (tokenize it first)")
     src = [src_vocab.encode(s[:max_len]) for s, _ in pairs]
     tgt = [tgt_vocab.encode(t[:max_len]) for _, t in pairs]
     bos, eos = tgt_vocab.token_to_id(BOS), tgt_vocab.token_to_id(EOS)

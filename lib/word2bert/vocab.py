@@ -17,6 +17,7 @@ from typing import Iterable
 
 import numpy as np
 
+from word2bert._checks import not_a_string
 from word2bert.io import atomic_write
 
 
@@ -33,6 +34,7 @@ class Vocabulary:
             ``unk_token=None``, encoding an unknown word raises ``KeyError``.
 
     Raises:
+        TypeError: ``tokens`` is a string (split it first).
         ValueError: empty corpus, ``min_count`` < 1, ``max_size`` smaller than the
             specials, or ``unk_token`` not among the specials.
 
@@ -57,6 +59,7 @@ class Vocabulary:
             raise ValueError(f"max_size={max_size} is smaller than the {len(specials)} special tokens")
         if unk_token is not None and unk_token not in specials:
             raise ValueError(f"unk_token {unk_token!r} must be one of the specials {specials}")
+        not_a_string(tokens, "tokens", "an iterable of tokens or of token lists")
         counts: Counter = Counter()
         for item in tokens:
             if isinstance(item, str):
@@ -119,8 +122,10 @@ class Vocabulary:
         """Map tokens to ids: 1-D ``int32`` array of the same length.
 
         Raises:
+            TypeError: ``tokens`` is a string (split it first).
             KeyError: an unknown token and no ``unk_token``.
         """
+        not_a_string(tokens, "tokens")
         get, unk = self.stoi.get, self.unk_id
         if unk is None:
             return np.array([self.token_to_id(t) for t in tokens], dtype=np.int32)
@@ -159,7 +164,17 @@ class Vocabulary:
         """Write ``token<TAB>count`` lines in id order, atomically.
 
         The first line is a header naming the specials and the ``unk_token``.
+
+        Raises:
+            ValueError: a token holds a tab or a line break, or a special token holds
+                whitespace (the file format could not read it back).
         """
+        bad = next((w for w in self.itos if "\t" in w or "\n" in w or "\r" in w), None)
+        if bad is not None:
+            raise ValueError(f"cannot save token {bad!r}: tokens in a vocabulary file must not hold tabs or line breaks")
+        bad = next((w for w in self.specials if len(w.split()) != 1), None)
+        if bad is not None:
+            raise ValueError(f"cannot save special token {bad!r}: special tokens must not hold whitespace")
         header = "#word2bert-vocab\tspecials=" + " ".join(self.specials) + f"\tunk={self.unk_token or ''}\n"
         body = "".join(f"{w}\t{c}\n" for w, c in zip(self.itos, self.counts.tolist()))
         atomic_write(path, header + body)
@@ -178,6 +193,9 @@ class Vocabulary:
                 raise ValueError(f"{path} is not a word2bert vocabulary file (bad header)")
             fields = dict(h.split("=", 1) for h in header[1:])
             rows = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+        bad = next((i for i, row in enumerate(rows) if len(row) != 2 or not row[1].isdigit()), None)
+        if bad is not None:
+            raise ValueError(f"{path}, line {bad + 2}: expected 'token<TAB>count', got {rows[bad]!r}")
         specials = fields.get("specials", "").split()
         unk = fields.get("unk") or None
         vocab = cls.__new__(cls)
