@@ -43,7 +43,7 @@ def check_layer(make_layer, inputs, tmp_path=None, call_kwargs=None, atol=1e-5, 
         path = str(tmp_path / "layer_check.keras")
         model.save(path)
         loaded = keras.saving.load_model(path)
-        for a, b in zip(out, _as_list(loaded(inputs if len(inputs) > 1 else inputs[0]))):
+        for a, b in zip(out, _as_list(loaded(inputs))):
             np.testing.assert_allclose(a, np.asarray(b), atol=atol)
 
     # 3. mixed precision: finite outputs

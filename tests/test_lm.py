@@ -129,3 +129,12 @@ def test_nnlm_passes_the_shared_checks_and_keeps_float32_logits(tmp_path):
     finally:
         keras.config.set_dtype_policy("float32")
     assert keras.backend.standardize_dtype(model.output.dtype) == "float32"  # softmax in float32
+
+
+@pytest.mark.parametrize("ids, B, T, match", [
+    (np.arange(100), 0, 5, "batch_size and seq_len"), (np.arange(100), 2, -1, "batch_size and seq_len"),
+    (np.arange(100).reshape(10, 10), 2, 2, "1-D integer"), (np.linspace(0, 1, 100), 2, 2, "1-D integer"),
+])
+def test_batchify_rejects_bad_sizes_and_arrays(ids, B, T, match):
+    with pytest.raises(ValueError, match=match):
+        lm.batchify(ids, B, T)

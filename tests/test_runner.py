@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 
@@ -34,7 +35,9 @@ def test_run_course_collects_results_and_strips_stderr(tmp_path, monkeypatch):
            "import sys, os\nprint('noise', file=sys.stderr)\nprofile = os.environ['W2B_PROFILE']",
            "import json\nprint('W2B_RESULTS ' + json.dumps({'chapter': '01_demo', 'profile': profile, "
            "'backend': 'none', 'device': 'cpu', 'seconds': 1.5, 'metrics': {'ppl': 12.5}}))")
+    monkeypatch.delenv("W2B_PROFILE", raising=False)
     records = runner.run_course("ci", [], chapters, tmp_path / "runs")
+    assert "W2B_PROFILE" not in os.environ  # the caller's environment is left as it was
     assert records == [{"chapter": "01_demo", "profile": "ci", "backend": "none", "device": "cpu",
                         "seconds": 1.5, "metrics": {"ppl": 12.5}}]
     executed = nbformat.read(tmp_path / "runs" / "ci" / "01_demo.ipynb", as_version=4)

@@ -30,6 +30,10 @@ def main(argv=None) -> int:
     except (runner.ChapterError, ValueError, FileNotFoundError) as err:
         print(f"word2bert: {err}", file=sys.stderr)
         return 1
+    except ImportError as err:
+        print(f"word2bert: running the course needs the notebook tools ({err.name} is missing): "
+              "pip install -r requirements.txt, or pip install 'word2bert[course]'", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -67,9 +67,15 @@ def batchify(ids, batch_size: int, seq_len: int):
         ``y`` is ``x`` shifted one token ahead.
 
     Raises:
-        ValueError: the stream is too short for one batch.
+        ValueError: ``batch_size`` or ``seq_len`` < 1, ``ids`` not a 1-D integer array, or
+            the stream is too short for one batch.
     """
-    ids = np.asarray(ids, dtype=np.int32)
+    if int(batch_size) != batch_size or batch_size < 1 or int(seq_len) != seq_len or seq_len < 1:
+        raise ValueError(f"batch_size and seq_len must be integers >= 1, got {batch_size} and {seq_len}")
+    ids = np.asarray(ids)
+    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"ids must be a 1-D integer array, got shape {ids.shape} and dtype {ids.dtype}")
+    ids = ids.astype(np.int32)
     row_len = (len(ids) - 1) // batch_size
     num_batches = row_len // seq_len
     if num_batches < 1:

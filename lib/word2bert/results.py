@@ -59,19 +59,25 @@ def report(chapter: str, profile: str, metrics: dict, seconds: float | None = No
         ``seconds``, ``metrics``.
 
     Raises:
-        ValueError: ``metrics`` is not flat (a value is a dict or list) or holds NaN.
+        ValueError: unknown ``profile``; ``metrics`` is not flat (a value is a dict, list
+            or array) or holds a value that is not a finite number or a string.
     """
     import keras
 
+    from word2bert.profiles import PROFILES
+
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
+
     clean = {}
     for key, value in metrics.items():
-        if isinstance(value, (dict, list, tuple)):
-            raise ValueError(f"metrics must be flat: {key!r} holds a {type(value).__name__}")
-        if hasattr(value, "item"):
+        if hasattr(value, "item") and getattr(value, "size", 1) == 1:
             value = value.item()
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ValueError(f"metric {key!r} must be a number or a string, got {type(value).__name__}")
         if isinstance(value, float):
-            if math.isnan(value):
-                raise ValueError(f"metric {key!r} is NaN")
+            if not math.isfinite(value):
+                raise ValueError(f"metric {key!r} is {value}, not a finite number")
             value = float(f"{value:.6g}")
         clean[key] = value
     record = {

@@ -98,7 +98,8 @@ def run_chapter(path: Path, out_dir: Path, profile: str, inplace: bool = False, 
         if progress is not None:
             progress.set_postfix_str(f"{path.stem}: cell {done['n']}/{code_cells}")
 
-    os.environ["W2B_PROFILE"] = profile
+    previous_profile = os.environ.get("W2B_PROFILE")
+    os.environ["W2B_PROFILE"] = profile  # the kernel inherits the environment
     client = NotebookClient(nb, timeout=None, kernel_name="python3", record_timing=False,
                             resources={"metadata": {"path": str(path.parent)}},
                             on_cell_executed=on_cell_executed)
@@ -107,10 +108,15 @@ def run_chapter(path: Path, out_dir: Path, profile: str, inplace: bool = False, 
         client.execute()
     except CellExecutionError as err:
         strip_noise(nb)
-        nbformat.write(nb, out_dir / path.name)
+        atomic_write(out_dir / path.name, nbformat.writes(nb))
         failed = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"
                        and any(o.get("output_type") == "error" for o in c.get("outputs", []))), None)
         raise ChapterError(f"{path.name} failed in cell {failed}:\n{err}") from None
+    finally:
+        if previous_profile is None:
+            os.environ.pop("W2B_PROFILE", None)
+        else:
+            os.environ["W2B_PROFILE"] = previous_profile
     strip_noise(nb)
     atomic_write(out_dir / path.name, nbformat.writes(nb))
     if inplace:
@@ -180,7 +186,7 @@ def committed_table(chapters_dir="chapters", ci_results="runs/ci/results.json") 
     for path in find_chapters(chapters_dir):
         nb = nbformat.read(path, as_version=4)
         found = results_of(nb)
-        title = next((c.source.splitlines()[0].lstrip("# ").split("·")[-1].strip() for c in nb.cells
+        title = next((re.sub(r"^#+\s*(\d+\s*[·—:-]\s*)?", "", c.source.splitlines()[0]).strip() for c in nb.cells
                       if c.cell_type == "markdown" and c.source.startswith("#")), path.stem)
         if not found:
             lines.append(f"| {path.stem} | {title} | not run yet | | | |")
