@@ -14,7 +14,14 @@ loader                          comes from                      license
 ``wordsim353()``                gensim test data                CC BY 4.0 (Finkelstein+)
 ``simlex999()``                 gensim test data                free research use (Hill+)
 ``google_analogies()``          gensim test data                Apache-2.0 (word2vec)
+``ding_de_en(split)``           Debian ``dict-de-en`` (Ding     GPL-2.0-or-later
+                                German-English sentence pairs)
+``tatoeba_pairs(path)``         a Tatoeba/ManyThings file the   CC BY 2.0 FR (Tatoeba)
+                                user supplies
 ==============================  ==============================  =========================
+
+Helpers: ``ptb_tokens`` (PTB as one stream with ``<eos>``), ``wikipedia_sentences`` (all
+sentences of the sample), ``gensim_data_path``, ``split_sentences``.
 """
 from __future__ import annotations
 
