@@ -44,6 +44,7 @@ def test_run_course_collects_results_and_strips_stderr(tmp_path, monkeypatch):
     streams = [o for c in executed.cells for o in c.outputs]
     assert all(o.get("name") != "stderr" for o in streams)
     assert json.loads((tmp_path / "runs" / "ci" / "results.json").read_text()) == records
+    assert (tmp_path / "runs" / "ci" / "01_demo.kernel.log").exists()
     assert "| 01_demo | ci | none / cpu | 0.0 | ppl 12.5 |" in (tmp_path / "runs" / "ci" / "results.md").read_text()
     table = runner.committed_table(tmp_path / "runs" / "ci", ci_results=tmp_path / "runs" / "ci" / "results.json")
     assert "| 01_demo | 01_demo | ci, none / cpu | 0.0 | 0.0 | ppl 12.5 |" in table

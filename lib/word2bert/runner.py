@@ -2,7 +2,8 @@
 
 ``python -m word2bert run [--profile ci|cpu|gpu] [--inplace] [chapters ...]`` runs the
 notebooks under ``chapters/`` with nbclient, writes executed copies to
-``runs/<profile>/`` and prints a table built from each chapter's ``W2B_RESULTS`` line.
+``runs/<profile>/`` (with each kernel's own log, ``NN_name.kernel.log``) and prints a
+table built from each chapter's ``W2B_RESULTS`` line.
 ``python -m word2bert table`` prints the results table of the committed chapters, in
 the README's format.
 """
@@ -104,8 +105,10 @@ def run_chapter(path: Path, out_dir: Path, profile: str, inplace: bool = False, 
                             resources={"metadata": {"path": str(path.parent)}},
                             on_cell_executed=on_cell_executed)
     started = time.time()
+    log_path = out_dir / f"{path.stem}.kernel.log"  # the backend's start-up chatter goes here, not to the terminal
     try:
-        client.execute()
+        with open(log_path, "wb") as kernel_log:
+            client.execute(stderr=kernel_log)
     except CellExecutionError as err:
         strip_noise(nb)
         atomic_write(out_dir / path.name, nbformat.writes(nb))
