@@ -108,3 +108,27 @@ def test_bad_arguments():
         Attention("dot")(np.ones((1, 2, 3), "float32"), np.ones((1, 4, 5), "float32"))
     with pytest.raises(ValueError, match="rank 3"):
         Attention("general")(np.ones((1, 2, 3), "float32"), np.ones((4, 5), "float32"))
+
+
+@pytest.mark.parametrize("score", ["dot", "general"])
+def test_scaled_scores_divide_by_sqrt_d(score):
+    # Vaswani et al. (2017) eq. 1: softmax(q.k / sqrt(d)); d = 4 here, so the scores are halved
+    rng = np.random.default_rng(4)
+    q = rng.normal(size=(1, 2, 4)).astype("float32")
+    v = rng.normal(size=(1, 3, 4)).astype("float32")
+    plain = Attention(score)
+    scaled = Attention(score, scale=True)
+    plain(q, v)
+    scaled(q, v)
+    if score == "general":
+        scaled.w_a.assign(plain.w_a)
+    keys = v[0] if score == "dot" else v[0] @ ops.convert_to_numpy(plain.w_a)
+    e = q[0] @ keys.T
+    _, w_plain = plain(q, v)
+    _, w_scaled = scaled(q, v)
+    np.testing.assert_allclose(ops.convert_to_numpy(w_plain)[0], _softmax(e), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(ops.convert_to_numpy(w_scaled)[0], _softmax(e / 2.0), rtol=1e-4, atol=1e-6)
+    assert Attention.from_config(scaled.get_config()).scale is True
+    assert plain.get_config()["scale"] is False
+    with pytest.raises(ValueError, match="scale"):
+        Attention(score, scale="yes")

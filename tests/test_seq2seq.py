@@ -32,10 +32,12 @@ def test_group_references():
     assert sources == ["A b c."] and refs == [["x y.", "z!"]]
 
 
-@pytest.mark.parametrize("attention", [None, "additive"])
-def test_step_function_matches_teacher_forced_model(attention):
+@pytest.mark.parametrize("attention, scale", [(None, False), ("additive", False), ("dot", True)])
+def test_step_function_matches_teacher_forced_model(attention, scale):
     rng = np.random.default_rng(0)
-    m = Seq2Seq(20, 15, embedding_dim=8, units=12, attention=attention)
+    m = Seq2Seq(20, 15, embedding_dim=8, units=12, attention=attention, attention_scale=scale)
+    if attention:
+        assert m.attn.scale is scale
     src = rng.integers(1, 20, size=(3, 6)).astype("int32")
     src[0, 4:] = 0  # padding
     dec_in = rng.integers(1, 15, size=(3, 4)).astype("int32")

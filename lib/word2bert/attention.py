@@ -13,6 +13,11 @@ Three score functions:
 - ``general``   e_i = s . (W_a h_i)                        (Luong et al. 2015, eq. 8, "general")
 - ``additive``  e_i = v_a . tanh(W_q s + W_k h_i)          (Bahdanau et al. 2015, appendix A.1.2)
 
+Optionally (``scale=True``) the ``dot`` and ``general`` scores are divided by sqrt(d), d the
+query size: the scaling of Vaswani et al. (2017), "Attention Is All You Need", section 3.2.1,
+eq. 1. Unscaled, a dot product of d-dimensional states grows like sqrt(d), so the softmax starts
+nearly one-hot and its gradients are small; scaling keeps the scores of order 1.
+
 References: Bahdanau, Cho & Bengio (2015), "Neural Machine Translation by Jointly
 Learning to Align and Translate"; Luong, Pham & Manning (2015), "Effective Approaches
 to Attention-based Neural Machine Translation", section 3.1.
@@ -33,6 +38,9 @@ class Attention(keras.layers.Layer):
         score: ``"dot"``, ``"general"`` or ``"additive"``.
         units: size of the additive score's hidden layer (``W_q``, ``W_k``: ``d -> units``);
             default: the values' feature size. Ignored by ``dot`` and ``general``.
+        scale: divide the ``dot``/``general`` scores by ``sqrt(d_query)`` (Vaswani et al.
+            2017, eq. 1). Default False: the published Luong definitions. Ignored by
+            ``additive`` (its scores are already bounded by ``|v_a|_1``).
         **kwargs: the usual ``keras.layers.Layer`` arguments (name, dtype, ...).
 
     Call arguments:
@@ -49,7 +57,8 @@ class Attention(keras.layers.Layer):
         source positions are all masked gets all-zero weights and a zero context.
 
     Raises:
-        ValueError: unknown ``score``; ``dot`` with ``d_query != d_values``; wrong ranks.
+        ValueError: unknown ``score``; ``scale`` not a bool; ``dot`` with ``d_query != d_values``;
+            wrong ranks.
 
     Example:
         >>> attn = Attention("general")
@@ -61,14 +70,17 @@ class Attention(keras.layers.Layer):
     which overflows float16) before the softmax.
     """
 
-    def __init__(self, score: str = "dot", units: int | None = None, **kwargs):
+    def __init__(self, score: str = "dot", units: int | None = None, scale: bool = False, **kwargs):
         super().__init__(**kwargs)
         if score not in SCORES:
             raise ValueError(f"score must be one of {SCORES}, got {score!r}")
         if units is not None and units < 1:
             raise ValueError(f"units must be >= 1, got {units}")
+        if not isinstance(scale, bool):
+            raise ValueError(f"scale must be True or False, got {scale!r}")
         self.score = score
         self.units = units
+        self.scale = scale
         self.supports_masking = True
 
     def build(self, query_shape, values_shape=None):
@@ -92,10 +104,12 @@ class Attention(keras.layers.Layer):
 
     def scores(self, query, values):
         """Raw scores e: ``(batch, target_len, source_len)`` for a 3-D query."""
-        if self.score == "dot":
-            return ops.einsum("btd,bsd->bts", query, values)
-        if self.score == "general":
-            return ops.einsum("btd,bsd->bts", query, ops.matmul(values, self.w_a))
+        if self.score in ("dot", "general"):
+            keys = values if self.score == "dot" else ops.matmul(values, self.w_a)
+            e = ops.einsum("btd,bsd->bts", query, keys)
+            if self.scale:
+                e = e / ops.sqrt(ops.cast(ops.shape(query)[-1], e.dtype))
+            return e
         q = ops.matmul(query, self.w_q)[:, :, None, :]  # (b, t, 1, u)
         k = ops.matmul(values, self.w_k)[:, None, :, :]  # (b, 1, s, u)
         return ops.einsum("btsu,u->bts", ops.tanh(q + k), self.v_a)
@@ -132,7 +146,7 @@ class Attention(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"score": self.score, "units": self.units})
+        config.update({"score": self.score, "units": self.units, "scale": self.scale})
         return config
 
 

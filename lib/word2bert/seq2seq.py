@@ -115,6 +115,8 @@ class Seq2Seq:
             ``tanh(W_c [c; s])``.
         attention: None (the bottleneck model) or a score for ``Attention``:
             ``"dot"``, ``"general"``, ``"additive"``.
+        attention_scale: divide ``dot``/``general`` scores by ``sqrt(units)`` (Vaswani et
+            al. 2017, eq. 1); default False, the published Luong scores. See ``Attention``.
         dropout: dropout on the embeddings and the combined state (0 disables).
         seed: seed for the dropout layers.
 
@@ -142,6 +144,7 @@ class Seq2Seq:
         attention: str | None = None,
         dropout: float = 0.0,
         seed: int = 0,
+        attention_scale: bool = False,
     ):
         for name, value in (("src_vocab_size", src_vocab_size), ("tgt_vocab_size", tgt_vocab_size),
                             ("embedding_dim", embedding_dim), ("units", units)):
@@ -155,7 +158,7 @@ class Seq2Seq:
         self.tgt_emb = keras.layers.Embedding(tgt_vocab_size, embedding_dim, name="target_embedding")
         self.encoder_gru = keras.layers.GRU(units, return_sequences=True, return_state=True, name="encoder_gru")
         self.decoder_gru = keras.layers.GRU(units, return_sequences=True, return_state=True, name="decoder_gru")
-        self.attn = Attention(attention, name="attention") if attention else None
+        self.attn = Attention(attention, scale=attention_scale, name="attention") if attention else None
         self.combine = keras.layers.Dense(units, activation="tanh", name="combine")
         self.out = keras.layers.Dense(tgt_vocab_size, name="logits")
         self.drop = keras.layers.Dropout(dropout, seed=seed) if dropout else None
