@@ -132,3 +132,15 @@ def test_scaled_scores_divide_by_sqrt_d(score):
     assert plain.get_config()["scale"] is False
     with pytest.raises(ValueError, match="scale"):
         Attention(score, scale="yes")
+
+
+@pytest.mark.parametrize("query, values, values_mask, match", [
+    (np.ones((2, 3, 4), "float32"), np.ones((3, 5, 4), "float32"), None, "same batch size"),
+    (np.ones((2, 3, 4), "float32"), np.ones((2, 5, 4), "float32"), np.ones((2, 4), bool), r"values_mask must have shape \(batch, source_len\) = \(2, 5\)"),
+    (np.ones((2, 3, 4), "float32"), np.ones((2, 5, 4), "float32"), np.ones((2, 5, 1), bool), "values_mask must have shape"),
+    (np.ones((2, 3, 4), "int32"), np.ones((2, 5, 4), "float32"), None, "query must be a float tensor"),
+])
+def test_bad_shapes_and_dtypes_are_one_line_value_errors(query, values, values_mask, match):
+    for score in ("dot", "general", "additive"):
+        with pytest.raises(ValueError, match=match):
+            Attention(score)(query, values, values_mask=values_mask)

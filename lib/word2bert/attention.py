@@ -58,7 +58,9 @@ class Attention(keras.layers.Layer):
 
     Raises:
         ValueError: unknown ``score``; ``scale`` not a bool; ``dot`` with ``d_query != d_values``;
-            wrong ranks.
+            wrong ranks; integer inputs; ``query`` and ``values`` with different batch sizes;
+            a ``values_mask`` whose shape is not ``(batch, source_len)`` (checked where the
+            shapes are known when the layer is called).
 
     Example:
         >>> attn = Attention("general")
@@ -115,6 +117,7 @@ class Attention(keras.layers.Layer):
         return ops.einsum("btsu,u->bts", ops.tanh(q + k), self.v_a)
 
     def call(self, query, values, values_mask=None, mask=None):
+        _check_call_shapes(query, values, values_mask)
         single_step = len(query.shape) == 2
         if single_step:
             query = query[:, None, :]
@@ -148,6 +151,23 @@ class Attention(keras.layers.Layer):
         config = super().get_config()
         config.update({"score": self.score, "units": self.units, "scale": self.scale})
         return config
+
+
+def _check_call_shapes(query, values, values_mask) -> None:
+    for name, x in (("query", query), ("values", values)):
+        dtype = keras.backend.standardize_dtype(x.dtype)
+        if "float" not in dtype:
+            raise ValueError(f"{name} must be a float tensor, got dtype {dtype}")
+    qb, vb, source_len = query.shape[0], values.shape[0], values.shape[1]
+    if qb is not None and vb is not None and qb != vb:
+        raise ValueError(f"query and values must have the same batch size, got {qb} and {vb}")
+    mask_shape = getattr(values_mask, "shape", None)
+    if mask_shape is None:
+        return
+    mask_shape = tuple(mask_shape)
+    expected = (vb, source_len)
+    if len(mask_shape) != 2 or any(g is not None and w is not None and g != w for g, w in zip(mask_shape, expected)):
+        raise ValueError(f"values_mask must have shape (batch, source_len) = {expected}, got {mask_shape}")
 
 
 def _dtype_min(dtype) -> float:
