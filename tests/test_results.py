@@ -30,3 +30,13 @@ def test_report_rejects_values_that_are_not_plain_numbers(metrics, match):
 def test_report_rejects_unknown_profile():
     with pytest.raises(ValueError, match="profile must be one of"):
         report("01_demo", "laptop", {"x": 1})
+
+
+def test_device_name_comes_from_the_profiles_gpu_probe(monkeypatch):
+    import word2bert.profiles
+    from word2bert.results import device_name
+
+    monkeypatch.setattr(word2bert.profiles, "gpu_name", lambda: "gpu:H200")
+    assert device_name() == "gpu:H200"
+    monkeypatch.setattr(word2bert.profiles, "gpu_name", lambda: None)
+    assert device_name() == "cpu"

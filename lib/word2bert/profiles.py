@@ -18,29 +18,37 @@ import os
 PROFILES = ("ci", "cpu", "gpu")
 
 
-def _gpu_visible() -> bool:
-    """True when the active Keras backend can see at least one GPU."""
+def gpu_name() -> str | None:
+    """A short name of the first GPU the active Keras backend sees, or None when it sees none.
+
+    A missing Keras or a broken accelerator stack counts as no usable GPU.
+    """
     try:
         import keras
-    except ImportError:
-        return False
-    backend = keras.config.backend()
-    try:
+
+        backend = keras.config.backend()
         if backend == "tensorflow":
             import tensorflow as tf
 
-            return bool(tf.config.list_physical_devices("GPU"))
+            gpus = tf.config.list_physical_devices("GPU")
+            return f"gpu:{gpus[0].name}" if gpus else None
         if backend == "jax":
             import jax
 
-            return any(d.platform == "gpu" for d in jax.devices())
+            gpus = [d for d in jax.devices() if d.platform == "gpu"]
+            return f"gpu:{getattr(gpus[0], 'device_kind', '')}" if gpus else None
         if backend == "torch":
             import torch
 
-            return bool(torch.cuda.is_available())
-    except Exception:  # a broken accelerator stack means: no usable GPU
-        return False
-    return False
+            return f"cuda:{torch.cuda.get_device_name(0)}" if torch.cuda.is_available() else None
+    except Exception:
+        return None
+    return None
+
+
+def _gpu_visible() -> bool:
+    """True when the active Keras backend can see at least one GPU."""
+    return gpu_name() is not None
 
 
 def profile(name: str | None = None) -> str:

@@ -14,27 +14,9 @@ _START = time.time()
 
 def device_name() -> str:
     """A short description of the device the Keras backend computes on (``"cpu"`` or a GPU name)."""
-    try:
-        import keras
+    from word2bert.profiles import gpu_name
 
-        backend = keras.config.backend()
-        if backend == "jax":
-            import jax
-
-            dev = jax.devices()[0]
-            return "cpu" if dev.platform == "cpu" else f"{dev.platform}:{getattr(dev, 'device_kind', '')}"
-        if backend == "torch":
-            import torch
-
-            return f"cuda:{torch.cuda.get_device_name(0)}" if torch.cuda.is_available() else "cpu"
-        if backend == "tensorflow":
-            import tensorflow as tf
-
-            gpus = tf.config.list_physical_devices("GPU")
-            return f"gpu:{gpus[0].name}" if gpus else "cpu"
-    except Exception:
-        pass
-    return "cpu"
+    return gpu_name() or "cpu"
 
 
 def start_timer() -> float:
