@@ -199,3 +199,82 @@ def test_train_word2vec_learns_cooccurrence():
     same = v[vocab.stoi["a"]] @ v[vocab.stoi["b"]]
     other = v[vocab.stoi["a"]] @ v[vocab.stoi["x"]]
     assert same > other + 0.3
+
+
+# ------------------------------------------------------------ sparse SGD step
+def test_alias_table_reproduces_the_distribution():
+    # independent check: column i gives word i with accept[i] and alias[i] otherwise, each column 1/V
+    probs = w2v.unigram_probs(np.random.default_rng(0).zipf(1.5, 300).astype(float))
+    accept, alias = w2v.alias_table(probs)
+    rebuilt = accept.copy()
+    np.add.at(rebuilt, alias, 1.0 - accept)
+    np.testing.assert_allclose(rebuilt / len(probs), probs, atol=1e-12)
+    with pytest.raises(ValueError, match="summing to 1"):
+        w2v.alias_table([0.5, 0.6])
+    with pytest.raises(ValueError, match="non-negative"):
+        w2v.alias_table([1.5, -0.5])
+
+
+@pytest.mark.skipif(keras.config.backend() != "tensorflow", reason="uses tf.GradientTape")
+@pytest.mark.parametrize("output", ["hierarchical", "negative"])
+def test_sgd_gradients_equal_autodiff(output):
+    import tensorflow as tf
+    counts = np.array([40, 20, 9, 7, 5, 3, 2, 1], float)
+    layer = (w2v.HierarchicalSoftmax(counts) if output == "hierarchical"
+             else w2v.NegativeSampling(counts, num_negatives=4, seed=0))
+    rng = np.random.default_rng(5)
+    hidden = tf.constant(rng.standard_normal((6, 3)).astype("float32"))
+    target = np.array([0, 1, 7, 7, 3, 2], dtype="int32")
+    negatives = (None if output == "hierarchical"
+                 else np.array([[1, 1, 0, 2]] * 3 + [[7, 0, 7, 4]] * 3, dtype="int32"))  # repeats + target hits
+    args = (hidden, target) if negatives is None else (hidden, target, negatives)
+    layer(*args)
+    layer.table.assign(rng.standard_normal(tuple(layer.table.shape)).astype("float32"))
+    with tf.GradientTape() as tape:
+        tape.watch(hidden)
+        total = tf.reduce_sum(layer(*args))
+    d_h, d_table = tape.gradient(total, [hidden, layer.table.value])
+    loss, d_hidden, rows, d_rows = layer.sgd_gradients(*args)
+    np.testing.assert_allclose(float(tf.reduce_sum(loss)), float(total), rtol=1e-6)
+    np.testing.assert_allclose(d_hidden.numpy(), d_h.numpy(), rtol=1e-5, atol=1e-6)
+    dense = np.zeros(tuple(layer.table.shape), "float32")
+    np.add.at(dense, rows.numpy(), d_rows.numpy())
+    np.testing.assert_allclose(dense, tf.convert_to_tensor(d_table).numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("model_cls,output", [(w2v.SkipGram, "negative"), (w2v.SkipGram, "hierarchical"),
+                                              (w2v.CBOW, "negative"), (w2v.CBOW, "hierarchical")])
+def test_sparse_sgd_step_equals_autodiff_sgd(model_cls, output):
+    # one fit epoch with the analytic sparse step (XLA) == the same epoch with autodiff + Keras SGD
+    rng = np.random.default_rng(1)
+    counts = np.concatenate([[0.0], np.arange(15, 0, -1)])
+    if model_cls is w2v.SkipGram:
+        x = (rng.integers(1, 16, 96), rng.integers(1, 4, 96))  # few targets: many repeated rows
+    else:
+        ctx = rng.integers(1, 16, (96, 4)); ctx[::3, 2:] = 0
+        x = (ctx, rng.integers(1, 4, 96))
+    if output == "negative":
+        x = x + (rng.integers(1, 16, (96, 3)),)
+    table = rng.standard_normal((16 if output == "negative" else 15, 5)).astype("float32") * 0.3
+    weights = []
+    for sparse in (True, False):
+        model = model_cls(16, 5, output, counts=counts, num_negatives=3, seed=0)  # same input vectors
+        model.output_layer.table.assign(table)
+        model.sparse_updates = sparse
+        model.compile(keras.optimizers.SGD(0.5), jit_compile=sparse)
+        assert model.uses_sparse_sgd() == (sparse and keras.config.backend() == "tensorflow")
+        loss = model.fit(x, batch_size=32, epochs=2, shuffle=False, verbose=0).history["loss"]
+        weights.append([keras.ops.convert_to_numpy(w) for w in model.weights] + [np.array(loss)])
+    for a, b in zip(*weights):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_train_word2vec_rejects_bad_arguments():
+    ids, sid = np.array([1, 2, 3], "int32"), np.array([0, 1, 2], "int32")  # one word per sentence
+    model = w2v.SkipGram(4, 3, "negative", counts=[0, 1, 1, 1], seed=0)
+    with pytest.raises(ValueError, match="no training examples"):
+        w2v.train_word2vec(model, ids, sid, epochs=1, sample=0)
+    with pytest.raises(ValueError, match="learning_rate"):
+        w2v.train_word2vec(model, ids, np.zeros(3, "int32"), learning_rate=-0.1)
+    with pytest.raises(ValueError, match="batch_size"):
+        w2v.train_word2vec(model, ids, np.zeros(3, "int32"), batch_size=0)

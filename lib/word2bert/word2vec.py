@@ -21,7 +21,16 @@ target word from ``h``:
 they train with plain ``fit`` (``y`` is not used). ``train_word2vec`` is the loop the
 chapters and the benchmark use: it makes a fresh epoch of examples with
 ``word2bert.word2vec_data`` (subsampling and dynamic window redrawn every epoch, as
-word2vec.c does) and calls ``fit`` on it with large batches and a sparse-row optimiser.
+word2vec.c does) and calls ``fit`` on it with large batches and plain SGD.
+
+Sparse SGD step. With plain SGD on the TensorFlow backend and a hierarchical-softmax or
+negative-sampling output, ``fit`` does not differentiate the graph: ``train_step``
+applies word2vec.c's own update -- ``g_j = sigmoid(u_j . h) - y_j``, ``u_j -= lr g_j h``,
+``h``'s rows ``-= lr sum_j g_j u_j`` (both from the old values) -- to the rows a batch uses
+only (``scatter_sub``). It equals autodiff + SGD (tested) and, with XLA
+(``jit_compile=True``), trains skip-gram-NS about 3x faster than autodiff without XLA on
+2 CPU cores (``benchmarks/word2vec.py``). Every other case (JAX, PyTorch, softmax
+output, other optimisers, mixed precision) uses Keras's automatic differentiation.
 The output layers (``word2vec_layers``) and the data helpers (``word2vec_data``) are
 re-exported here, so ``word2bert.word2vec`` is the one import.
 """
@@ -40,6 +49,7 @@ from word2bert.word2vec_layers import (  # noqa: F401  (re-exported)
 )
 from word2bert.word2vec_data import (  # noqa: F401  (re-exported)
     HuffmanTree,
+    alias_table,
     build_huffman_tree,
     cbow_examples,
     encode_sentences,
@@ -82,6 +92,7 @@ class _Word2VecModel(keras.Model):
         super().__init__(**kwargs)
         if vocab_size < 2 or embedding_dim < 1:
             raise ValueError(f"need vocab_size >= 2 and embedding_dim >= 1, got {vocab_size}, {embedding_dim}")
+        self.sparse_updates = True
         self.vocab_size, self.embedding_dim = int(vocab_size), int(embedding_dim)
         self.output_kind, self.num_negatives, self.seed = output, int(num_negatives), seed
         self.counts = None if counts is None else [float(c) for c in np.asarray(counts).ravel()]
@@ -90,12 +101,52 @@ class _Word2VecModel(keras.Model):
             self.vocab_size, self.embedding_dim, name="input_vectors",
             embeddings_initializer=keras.initializers.RandomUniform(-half, half, seed=seed))
         self.output_layer = _make_output(output, self.vocab_size, self.counts, num_negatives, seed)
+        # every weight's shape is known now: build here, so the sparse train_step finds them
+        self.input_embedding.build((None,))
+        self.output_layer.build((None, self.embedding_dim))
+        self.built = True
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         loss = ops.mean(y_pred)
         for extra in self.losses:
             loss = loss + extra
         return loss
+
+    def uses_sparse_sgd(self) -> bool:
+        """True when ``train_step`` may use the analytic sparse update (see the module docstring)."""
+        opt = self.optimizer
+        return (self.sparse_updates and keras.config.backend() == "tensorflow"
+                and self.output_kind in ("hierarchical", "negative") and type(opt) is keras.optimizers.SGD
+                and opt.momentum == 0 and opt.clipnorm is None and opt.clipvalue is None
+                and opt.global_clipnorm is None and not opt.weight_decay
+                and not getattr(opt, "gradient_accumulation_steps", None)
+                and self.compute_dtype == "float32" and not self.losses
+                and all(w.trainable for w in (self.input_embedding, self.output_layer)))
+
+    def _input_rows(self, inputs):
+        """``(hidden (B, d) float32, rows, weights)``: the input-vector rows and d(hidden)/d(row) weights."""
+        raise NotImplementedError
+
+    def train_step(self, data):
+        if not self.uses_sparse_sgd():
+            return super().train_step(data)
+        import tensorflow as tf  # only reached on the TensorFlow backend
+
+        x, _, _ = keras.utils.unpack_x_y_sample_weight(data)
+        inputs, target, negatives = _unpack(x, self.output_kind)
+        hidden, in_rows, in_weights = self._input_rows(inputs)
+        loss, d_hidden, out_rows, d_out = self.output_layer.sgd_gradients(hidden, target, negatives)
+        batch = ops.shape(target)[0]
+        # the schedule's value at this step, divided by the batch size: fit minimises the batch mean
+        rate = ops.cast(self.optimizer.learning_rate, "float32") / ops.cast(batch, "float32")
+        # both updates use the gradients of the old values; repeated rows add up (scatter)
+        self.output_layer.table.value.scatter_sub(tf.IndexedSlices(rate * d_out, out_rows))
+        d_in = ops.reshape(ops.expand_dims(rate * d_hidden, 1) * ops.expand_dims(in_weights, -1),
+                           (-1, self.embedding_dim))
+        self.input_embedding.embeddings.value.scatter_sub(tf.IndexedSlices(d_in, ops.reshape(in_rows, (-1,))))
+        self.optimizer.iterations.assign_add(1)
+        self._loss_tracker.update_state(self.compute_loss(y_pred=loss), sample_weight=batch)
+        return self.compute_metrics(x, None, loss)
 
     def word_vectors(self) -> np.ndarray:
         """The input vectors ``V``: numpy ``(vocab_size, embedding_dim)``."""
@@ -122,6 +173,10 @@ class SkipGram(_Word2VecModel):
         num_negatives: K for ``negative``.
         seed: seed of the initialiser and the negative draws.
 
+    Attributes:
+        sparse_updates: set False to make ``fit`` use automatic differentiation even
+            where the sparse SGD step applies (see the module docstring).
+
     Call arguments:
         inputs: tuple ``(centre, context)``, int ``(batch,)`` each; with
             ``output="negative"`` optionally ``(centre, context, negatives)`` with
@@ -141,6 +196,10 @@ class SkipGram(_Word2VecModel):
 
     Reference: Mikolov et al. (2013a), section 3.2; (2013b), eq. 1-2.
     """
+
+    def _input_rows(self, centre):
+        hidden = ops.take(ops.cast(self.input_embedding.embeddings, "float32"), centre, axis=0)
+        return hidden, ops.expand_dims(centre, -1), ops.ones_like(ops.expand_dims(centre, -1), "float32")
 
     def call(self, inputs):
         centre, context, negatives = _unpack(inputs, self.output_kind)
@@ -174,6 +233,12 @@ class CBOW(_Word2VecModel):
     Reference: Mikolov et al. (2013a), section 3.1 (gensim's ``cbow_mean=1``).
     """
 
+    def _input_rows(self, context):
+        vectors = ops.take(ops.cast(self.input_embedding.embeddings, "float32"), context, axis=0)
+        mask = ops.cast(ops.not_equal(context, 0), "float32")
+        weights = mask / ops.maximum(ops.sum(mask, axis=1, keepdims=True), 1.0)  # d(mean)/d(row)
+        return ops.sum(vectors * ops.expand_dims(weights, -1), axis=1), context, weights
+
     def call(self, inputs):
         context, centre, negatives = _unpack(inputs, self.output_kind)
         vectors = self.input_embedding(context)  # (B, C, d)
@@ -185,25 +250,27 @@ class CBOW(_Word2VecModel):
 
 
 def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int = 5, sample: float = 1e-3,
-                   batch_size: int = 4096, learning_rate: float = 0.025, min_learning_rate: float = 1e-4,
+                   batch_size: int | None = None, learning_rate: float = 0.025, min_learning_rate: float = 1e-4,
                    seed: int = 0, verbose: int = 0) -> dict:
     """Train a ``SkipGram`` or ``CBOW`` model with ``fit``, one fresh epoch of examples at a time.
 
-    Each epoch redraws subsampling and dynamic windows (``word2vec_data``), shuffles, draws
-    the negatives in numpy (``sample_negatives``; same rule as ``NegativeSampling``: a draw
-    equal to the target is masked) and runs one ``fit`` epoch. The optimiser is plain SGD on the *summed* per-example loss
-    (Keras SGD on the batch mean with ``learning_rate * batch_size``), decaying linearly
-    from ``learning_rate`` to ``min_learning_rate`` over all steps -- word2vec's own
-    per-pair rule, applied to a batch at once. On the TensorFlow backend the embedding
-    gradients are ``IndexedSlices``, so SGD touches only the rows a batch uses (Adam or
-    Adagrad in Keras densify them and update whole tables: 2x slower measured).
+    Each epoch redraws subsampling and dynamic windows (``word2vec_data``), shuffles, tops
+    the last batch up with examples from the start of the epoch (every batch is full, so
+    the compiled step keeps one shape), draws the negatives in numpy (``sample_negatives``;
+    same rule as ``NegativeSampling``: a draw equal to the target is masked) and runs one
+    ``fit`` epoch. The optimiser is plain SGD on the *summed* per-example loss (Keras SGD
+    on the batch mean with ``learning_rate * batch_size``), decaying linearly from
+    ``learning_rate`` to ``min_learning_rate`` over all steps -- word2vec's own per-pair
+    rule, applied to a batch at once. On the TensorFlow backend this is the sparse SGD
+    step of the module docstring, compiled with XLA; elsewhere Keras differentiates.
 
     Summing a batch's updates is where batch SGD differs from word2vec's one-pair-at-a-time
     SGD: a row used by many examples of one batch (a very frequent word; the root of the
-    Huffman tree, which is on every path) gets all their updates at once. With
-    ``batch_size=4096`` we measured stable training at 0.05 for negative sampling but a
-    diverging hierarchical softmax at 0.05 (stable at 0.025); a NaN loss stops training
-    with a ``FloatingPointError``.
+    Huffman tree, which is on every path) gets all their updates at once. Measured on the
+    Wikipedia sample + PTB (1.3M tokens, ``sample=1e-3``): negative sampling is stable at
+    0.05 with 4096 examples a batch; hierarchical softmax diverged at 0.025 with 4096 and
+    is stable with 2048 (hence the default batch sizes). A NaN loss stops training with a
+    ``FloatingPointError``.
 
     Args:
         model: a ``SkipGram`` or ``CBOW``.
@@ -212,7 +279,7 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
         window_size: maximum context distance.
         sample: subsampling threshold t (0: off), word2vec.c's formula, relative to
             ``sum(model.counts)``.
-        batch_size: examples per step.
+        batch_size: examples per step; default 2048 for hierarchical softmax, 4096 otherwise.
         learning_rate, min_learning_rate: per-example SGD step at the start and end
             (word2vec: 0.025 skip-gram, 0.05 CBOW).
         seed: numpy seed of subsampling, windows and shuffling.
@@ -224,11 +291,18 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
         epochs / seconds).
 
     Raises:
-        ValueError: ``epochs`` < 1 or a model that is neither SkipGram nor CBOW.
+        ValueError: ``epochs`` or ``batch_size`` < 1, a learning rate <= 0 (or a minimum
+            above it), a model that is neither SkipGram nor CBOW, a corpus that gives no
+            training example.
         FloatingPointError: the loss became NaN or infinite.
     """
-    if epochs < 1:
-        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    if batch_size is None:
+        batch_size = 2048 if getattr(model, "output_kind", None) == "hierarchical" else 4096
+    if epochs < 1 or batch_size < 1:
+        raise ValueError(f"epochs and batch_size must be >= 1, got {epochs}, {batch_size}")
+    if not learning_rate > 0 or not 0 <= min_learning_rate <= learning_rate:
+        raise ValueError(f"need 0 <= min_learning_rate <= learning_rate and learning_rate > 0, "
+                         f"got {min_learning_rate}, {learning_rate}")
     if not isinstance(model, (SkipGram, CBOW)):
         raise ValueError(f"model must be a SkipGram or CBOW, got {type(model).__name__}")
     rng = np.random.default_rng(seed)
@@ -238,16 +312,22 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
         keep = subsample_keep_prob(counts, sample)
     make = skipgram_pairs if isinstance(model, SkipGram) else cbow_examples
     probs = unigram_probs(model.counts) if model.output_kind == "negative" else None
+    table = alias_table(probs) if probs is not None else None
     started = time.time()
     losses, total = [], 0
     for epoch in range(epochs):
         a, b = make(ids, sentence_ids, window_size, rng, keep_prob=keep)
-        x = (a, b) if probs is None else (a, b, sample_negatives(probs, (len(b), model.num_negatives), rng))
+        if len(b) == 0:
+            raise ValueError("the corpus gave no training examples (sentences of one word, or everything subsampled)")
+        top_up = -len(b) % batch_size
+        a, b = (np.concatenate([v, np.resize(v, (top_up,) + v.shape[1:])]) for v in (a, b))
+        x = (a, b) if probs is None else (a, b, sample_negatives(probs, (len(b), model.num_negatives), rng, table))
         if epoch == 0:
-            steps = int(np.ceil(len(a) / batch_size)) * epochs
+            steps = len(b) // batch_size * epochs
             schedule = keras.optimizers.schedules.PolynomialDecay(
                 learning_rate * batch_size, max(steps, 1), min_learning_rate * batch_size)
-            model.compile(optimizer=keras.optimizers.SGD(schedule), steps_per_execution=16)
+            xla = True if keras.config.backend() == "tensorflow" else "auto"  # XLA fuses the step: 2-3x on CPU
+            model.compile(optimizer=keras.optimizers.SGD(schedule), steps_per_execution=16, jit_compile=xla)
         hist = model.fit(x, batch_size=batch_size, epochs=1, shuffle=False, verbose=verbose)
         losses.append(float(hist.history["loss"][-1]))
         if not np.isfinite(losses[-1]):

@@ -10,6 +10,13 @@ returns the per-example loss of predicting the target from ``h``:
 - ``NegativeSampling``     -- ``-log sigmoid(u_t . h) - sum_k log sigmoid(-u_{n_k} . h)``
   with K negatives from the unigram^0.75 distribution: O(K + 1) (Mikolov et al. 2013b, eq. 4).
 
+Hierarchical softmax and negative sampling are the same computation on different rows:
+each example has J rows ``u_j`` of the layer's table with labels ``y_j`` in {0, 1}, and
+its loss is ``-sum_j log sigmoid((2 y_j - 1) u_j . h)``. Its gradient with respect to the
+logit ``x_j = u_j . h`` is ``sigmoid(x_j) - y_j`` -- word2vec.c's ``g`` (up to the
+learning rate) -- so ``dL/dh = sum_j g_j u_j`` and ``dL/du_j = g_j h``.
+``sgd_gradients`` returns these for the sparse SGD step of ``word2bert.word2vec``.
+
 The models that use them (``SkipGram``, ``CBOW``) live in ``word2bert.word2vec``, which
 re-exports these layers.
 """
@@ -27,6 +34,60 @@ def _check_hidden(hidden, target, dim):
         raise ValueError(f"hidden must have shape (batch, {dim}), got {tuple(hidden.shape)}")
     if len(target.shape) != 1:
         raise ValueError(f"target must have shape (batch,), got {tuple(target.shape)}")
+    if hidden.shape[0] is not None and target.shape[0] is not None and hidden.shape[0] != target.shape[0]:
+        raise ValueError(f"hidden and target differ in batch size: {hidden.shape[0]} vs {target.shape[0]}")
+
+
+def _logistic_logits(hidden, table, rows):
+    """Rows ``(B, J)`` of ``table`` -> their vectors ``(B, J, d)`` and logits ``u_j . h`` (float32 ``(B, J)``)."""
+    u = ops.take(ops.cast(table, hidden.dtype), rows, axis=0)
+    # multiply-and-sum, not einsum: TF lowers this einsum to tiny batched matmuls (4x slower on CPU)
+    return u, ops.cast(ops.sum(ops.expand_dims(hidden, 1) * u, axis=-1), "float32")
+
+
+def _logistic_loss(logits, labels, mask):
+    """``-sum_j mask_j log sigmoid((2 y_j - 1) x_j)``: float32 ``(B,)``."""
+    terms = ops.log_sigmoid((2.0 * labels - 1.0) * logits)
+    return -ops.sum(ops.where(mask, terms, ops.zeros_like(terms)), axis=-1)
+
+
+class _BinaryLogisticOutput(keras.layers.Layer):
+    """Shared maths of hierarchical softmax and negative sampling (see the module docstring).
+
+    Subclasses define ``table`` (the weight whose rows are used) and ``_rows(target,
+    negatives)`` -> ``(rows (B, J) int32, labels (B, J) float32, mask (B, J) bool)``.
+    """
+
+    def _loss(self, hidden, target, negatives=None):
+        rows, labels, mask = self._rows(target, negatives)
+        _, logits = _logistic_logits(hidden, self.table, rows)
+        return _logistic_loss(logits, labels, mask)
+
+    def sgd_gradients(self, hidden, target, negatives=None):
+        """The loss and its analytic gradients, for a sparse SGD step (word2vec.c's update).
+
+        Args:
+            hidden: float ``(B, d)``; target: int ``(B,)``; negatives: int ``(B, K)``
+                (``NegativeSampling`` only; drawn with ``sample`` when None).
+
+        Returns:
+            ``(loss, d_hidden, rows, d_rows)``: float32 ``(B,)`` per-example loss (nats);
+            float32 ``(B, d)`` gradient of the summed loss w.r.t. ``hidden``; int32
+            ``(B * J,)`` the table rows used; float32 ``(B * J, d)`` the gradient of the
+            summed loss w.r.t. those rows (repeated rows: add their gradients). Masked
+            rows get a zero gradient. Equal to automatic differentiation of ``call``
+            (tested).
+        """
+        _check_hidden(hidden, target, None)
+        hidden = ops.cast(hidden, "float32")
+        rows, labels, mask = self._rows(ops.cast(target, "int32"), negatives)
+        u, logits = _logistic_logits(hidden, ops.cast(self.table, "float32"), rows)
+        g = ops.where(mask, ops.sigmoid(logits) - labels, ops.zeros_like(logits))  # dL/dx, (B, J)
+        d_hidden = ops.sum(ops.expand_dims(g, -1) * u, axis=1)
+        d_rows = ops.expand_dims(g, -1) * ops.expand_dims(hidden, 1)
+        dim = ops.shape(hidden)[-1]
+        return (_logistic_loss(logits, labels, mask), d_hidden, ops.reshape(rows, (-1,)),
+                ops.reshape(d_rows, (-1, dim)))
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
@@ -84,7 +145,7 @@ class SoftmaxOutput(keras.layers.Layer):
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
-class HierarchicalSoftmax(keras.layers.Layer):
+class HierarchicalSoftmax(_BinaryLogisticOutput):
     """Hierarchical softmax over a Huffman tree: per-example ``-log p(target | h)``.
 
     Word ``w`` is the leaf reached from the root by branches ``code_j`` at inner nodes
@@ -123,32 +184,27 @@ class HierarchicalSoftmax(keras.layers.Layer):
         self.inner_vectors = self.add_weight(
             name="inner_vectors", shape=(self.vocab_size - 1, hidden_shape[-1]), initializer="zeros")
 
-    def _path_loglik(self, hidden, nodes, codes, mask):
-        # hidden (B, d); nodes/codes/mask (B, L) -> (B,) log p
-        u = ops.take(ops.cast(self.inner_vectors, hidden.dtype), nodes, axis=0)  # (B, L, d)
-        # multiply-and-sum, not einsum: TF lowers this einsum to tiny batched matmuls (4x slower on CPU)
-        logits = ops.cast(ops.sum(ops.expand_dims(hidden, 1) * u, axis=-1), "float32")
-        sign = 1.0 - 2.0 * ops.cast(codes, "float32")
-        terms = ops.log_sigmoid(sign * logits)
-        return ops.sum(ops.where(mask, terms, ops.zeros_like(terms)), axis=-1)
+    @property
+    def table(self):
+        return self.inner_vectors
 
-    def call(self, hidden, target):
-        _check_hidden(hidden, target, None)
+    def _rows(self, target, negatives=None):
         target = ops.cast(target, "int32")
         nodes = ops.take(ops.convert_to_tensor(self.tree.path_nodes), target, axis=0)
         codes = ops.take(ops.convert_to_tensor(self.tree.path_codes), target, axis=0)
         mask = ops.take(ops.convert_to_tensor(self.tree.path_mask), target, axis=0)
-        return -self._path_loglik(hidden, nodes, codes, mask)
+        return nodes, 1.0 - ops.cast(codes, "float32"), mask  # code 0 -> label 1: sigmoid(+x)
+
+    def call(self, hidden, target):
+        _check_hidden(hidden, target, None)
+        return self._loss(hidden, target)
 
     def log_probs(self, hidden):
         """``(batch, vocab_size)`` log-probabilities of every word (O(|V| log |V|): for checks)."""
-        b = hidden.shape[0]
-        v, depth = self.tree.path_nodes.shape
-        nodes = np.tile(self.tree.path_nodes.reshape(1, -1), (b, 1))
-        flat_h = ops.repeat(hidden, v, axis=0)  # (b * v, d)
-        ll = self._path_loglik(flat_h, nodes.reshape(b * v, depth),
-                               np.tile(self.tree.path_codes, (b, 1)), np.tile(self.tree.path_mask, (b, 1)))
-        return ops.reshape(ll, (b, v))
+        b, v = hidden.shape[0], self.vocab_size
+        flat_h = ops.repeat(hidden, v, axis=0)  # (b * v, d): every word for every row
+        words = np.tile(np.arange(v, dtype="int32"), b)
+        return ops.reshape(-self._loss(flat_h, words), (b, v))
 
     def compute_output_shape(self, hidden_shape, target_shape=None):
         return (hidden_shape[0],)
@@ -158,7 +214,7 @@ class HierarchicalSoftmax(keras.layers.Layer):
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
-class NegativeSampling(keras.layers.Layer):
+class NegativeSampling(_BinaryLogisticOutput):
     """Negative-sampling loss with K negatives drawn from the unigram^0.75 distribution.
 
     ``loss = -log sigmoid(u_t . h) - sum_k m_k log sigmoid(-u_{n_k} . h)``.
@@ -216,19 +272,26 @@ class NegativeSampling(keras.layers.Layer):
         ids = ops.searchsorted(ops.convert_to_tensor(self._cdf), ops.reshape(u, (-1,)), side="right")
         return ops.reshape(ops.minimum(ops.cast(ids, "int32"), self.vocab_size - 1), shape)
 
-    def call(self, hidden, target, negatives=None):
-        _check_hidden(hidden, target, None)
+    @property
+    def table(self):
+        return self.output_vectors
+
+    def _rows(self, target, negatives=None):
         target = ops.cast(target, "int32")
         if negatives is None:
             negatives = self.sample((ops.shape(target)[0], self.num_negatives))
         negatives = ops.cast(negatives, "int32")
-        out = ops.cast(self.output_vectors, hidden.dtype)
-        pos = ops.cast(ops.sum(hidden * ops.take(out, target, axis=0), axis=-1), "float32")
-        neg_vectors = ops.take(out, negatives, axis=0)  # (B, K, d); multiply-and-sum beats einsum on CPU
-        neg = ops.cast(ops.sum(ops.expand_dims(hidden, 1) * neg_vectors, axis=-1), "float32")
-        keep = ops.not_equal(negatives, ops.expand_dims(target, -1))
-        neg_terms = ops.log_sigmoid(-neg)
-        return -ops.log_sigmoid(pos) - ops.sum(ops.where(keep, neg_terms, ops.zeros_like(neg_terms)), axis=-1)
+        if len(negatives.shape) != 2:
+            raise ValueError(f"negatives must have shape (batch, num_negatives), got {tuple(negatives.shape)}")
+        rows = ops.concatenate([ops.expand_dims(target, -1), negatives], axis=-1)  # (B, 1 + K)
+        labels = ops.concatenate([ops.ones_like(rows[:, :1], "float32"), ops.zeros_like(negatives, "float32")], axis=-1)
+        keep = ops.not_equal(negatives, ops.expand_dims(target, -1))  # a draw equal to the target is masked
+        mask = ops.concatenate([ops.ones_like(rows[:, :1], "bool"), keep], axis=-1)
+        return rows, labels, mask
+
+    def call(self, hidden, target, negatives=None):
+        _check_hidden(hidden, target, None)
+        return self._loss(hidden, target, negatives)
 
     def compute_output_shape(self, hidden_shape, target_shape=None, negatives_shape=None):
         return (hidden_shape[0],)
