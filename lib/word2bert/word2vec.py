@@ -127,11 +127,13 @@ class _Word2VecModel(keras.Model):
         """``(hidden (B, d) float32, rows, weights)``: the input-vector rows and d(hidden)/d(row) weights."""
         raise NotImplementedError
 
-    def train_step(self, data):
+    def train_step(self, *args):
+        # JAX's train_step is (state, data), TensorFlow's and PyTorch's (data,): pass through unchanged
         if not self.uses_sparse_sgd():
-            return super().train_step(data)
+            return super().train_step(*args)
         import tensorflow as tf  # only reached on the TensorFlow backend
 
+        (data,) = args
         x, _, _ = keras.utils.unpack_x_y_sample_weight(data)
         inputs, target, negatives = _unpack(x, self.output_kind)
         hidden, in_rows, in_weights = self._input_rows(inputs)
