@@ -8,12 +8,20 @@ words/s = corpus tokens (before min_count) x epochs / wall seconds of training (
 example generation + negatives + ``fit``; gensim: ``train``). Both run in the same
 process one after the other, so they see the same machine load.
 
-Usage (not part of the test suite; about 3-5 minutes on 2 cores with the defaults):
+Usage (not part of the test suite; about 2-3 minutes on 2 cores with the defaults):
 
     python benchmarks/word2vec.py [--epochs 2] [--output negative|hierarchical] [--tokens N]
 
-The GPU throughput check (``KERAS_BACKEND=jax`` on the GPU machine, target >= 5x the
-gensim CPU figure) has not been run yet.
+GPU check (target: ours on the GPU >= 5x gensim's CPU words/s). The GPU machine has no
+TensorFlow and no gensim, so the corpus travels pre-tokenized:
+
+    python benchmarks/word2vec.py --export data/cache/w2v_corpus.npz      # here: prints gensim's words/s
+    KERAS_BACKEND=jax python benchmarks/word2vec.py --corpus data/cache/w2v_corpus.npz \
+        --gensim-wps <that figure>                                          # there
+
+``--corpus`` trains ours only and compares its words/s with the given gensim figure; the
+file holds the id stream, sentence ids, counts, words and the two similarity sets. Not run
+on a GPU yet.
 """
 from __future__ import annotations
 
@@ -41,9 +49,17 @@ def main(argv=None):
     parser.add_argument("--negatives", type=int, default=5)
     parser.add_argument("--min-count", type=int, default=5)
     parser.add_argument("--sample", type=float, default=1e-3)
-    parser.add_argument("--batch-size", type=int, default=4096)
     parser.add_argument("--tokens", type=int, default=0, help="use only the first N tokens (0: all)")
+    parser.add_argument("--batch-size", type=int, default=None,
+                        help="examples per step (default: train_word2vec's, 4096 NS / 2048 HS)")
+    parser.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd",
+                        help="ours: word2vec's SGD (sparse step on TensorFlow) or Adam")
+    parser.add_argument("--export", metavar="NPZ", help="write the tokenized corpus and eval sets, time gensim, stop")
+    parser.add_argument("--corpus", metavar="NPZ", help="train ours only, on a corpus written by --export")
+    parser.add_argument("--gensim-wps", type=float, help="with --corpus: gensim's words/s measured with --export")
     args = parser.parse_args(argv)
+    if args.corpus:
+        return _ours_only(args)
 
     from gensim.models import Word2Vec
 
@@ -64,13 +80,21 @@ def main(argv=None):
           f"skip-gram {args.output}, dim {args.dim}, window {args.window}, epochs {args.epochs}, "
           f"backend {keras.config.backend()}", flush=True)
 
-    keras.utils.set_random_seed(0)
-    model = w2v.SkipGram(len(vocab), args.dim, args.output, counts=vocab.counts,
-                         num_negatives=args.negatives, seed=0)
-    ours = w2v.train_word2vec(model, ids, sentence_ids, epochs=args.epochs, window_size=args.window,
-                              sample=args.sample, batch_size=args.batch_size, seed=0)
-    ours_wps = n_tokens * args.epochs / ours["seconds"]
-    ours_vectors = (vocab, model.word_vectors())
+    if args.export:
+        import io
+
+        from word2bert.io import atomic_write
+
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, ids=ids, sentence_ids=sentence_ids, counts=np.asarray(vocab.counts),
+                                words=np.array(vocab.itos), n_tokens=n_tokens,
+                                wordsim353=np.array(ws, dtype=object).astype(str),
+                                simlex999=np.array(sl, dtype=object).astype(str))
+        atomic_write(args.export, buffer.getvalue())
+        print(f"wrote {args.export}")
+    else:
+        model, ours_wps = _train_ours(args, vocab.counts, ids, sentence_ids, n_tokens)
+        ours_vectors = (vocab, model.word_vectors())
 
     hs = args.output == "hierarchical"
     gensim = Word2Vec(vector_size=args.dim, window=args.window, min_count=args.min_count, sample=args.sample,
@@ -80,7 +104,10 @@ def main(argv=None):
     gensim.train(sentences, total_examples=len(sentences), epochs=args.epochs)
     gensim_wps = n_tokens * args.epochs / (time.time() - started)
 
-    rows = [("ours (Keras SGD, batch %d)" % args.batch_size, ours_wps, ours_vectors),
+    if args.export:
+        print(f"gensim (workers=2): {gensim_wps:,.0f} words/s -- pass --gensim-wps {gensim_wps:.0f} with --corpus")
+        return 0
+    rows = [(f"ours (Keras {keras.config.backend()}, {args.optimizer})", ours_wps, ours_vectors),
             ("gensim (workers=2)", gensim_wps, gensim.wv)]
     print(f"\n| model | words/s | ratio vs gensim | WordSim-353 rho | SimLex-999 rho |")
     print("|---|---|---|---|---|")
@@ -88,7 +115,33 @@ def main(argv=None):
         a, b = similarity_spearman(vectors, ws), similarity_spearman(vectors, sl)
         print(f"| {name} | {wps:,.0f} | {wps / gensim_wps:.2f} | {a['rho']:.3f} (cov {a['coverage']:.2f}) "
               f"| {b['rho']:.3f} (cov {b['coverage']:.2f}) |")
-    print("\nGPU check (KERAS_BACKEND=jax, target >= 5x gensim's CPU words/s): not run yet.")
+    return 0
+
+
+def _train_ours(args, counts, ids, sentence_ids, n_tokens):
+    keras.utils.set_random_seed(0)
+    model = w2v.SkipGram(len(counts), args.dim, args.output, counts=counts, num_negatives=args.negatives, seed=0)
+    ours = w2v.train_word2vec(model, ids, sentence_ids, epochs=args.epochs, window_size=args.window,
+                              sample=args.sample, batch_size=args.batch_size, optimizer=args.optimizer, seed=0)
+    return model, n_tokens * args.epochs / ours["seconds"]
+
+
+def _ours_only(args):
+    data = np.load(args.corpus)
+    words = [str(w) for w in data["words"]]
+    n_tokens = int(data["n_tokens"])
+    pairs = {name: [(a, b, float(c)) for a, b, c in data[name]] for name in ("wordsim353", "simlex999")}
+    print(f"corpus {args.corpus}: {n_tokens:,} tokens, {len(words):,} words; skip-gram {args.output}, dim {args.dim}, "
+          f"epochs {args.epochs}, backend {keras.config.backend()}", flush=True)
+    _train_ours(args, data["counts"], data["ids"], data["sentence_ids"], n_tokens)  # warm-up: compile
+    model, wps = _train_ours(args, data["counts"], data["ids"], data["sentence_ids"], n_tokens)
+    vectors = {w: v for w, v in zip(words, model.word_vectors()) if w != "<pad>"}
+    rho = {name: similarity_spearman(vectors, p)["rho"] for name, p in pairs.items()}
+    ratio = f"{wps / args.gensim_wps:.2f}" if args.gensim_wps else "n/a"
+    print("\n| model | words/s | ratio vs gensim (CPU) | WordSim-353 rho | SimLex-999 rho |")
+    print("|---|---|---|---|---|")
+    print(f"| ours (Keras {keras.config.backend()}, {args.optimizer}) | {wps:,.0f} | {ratio} | {rho['wordsim353']:.3f} "
+          f"| {rho['simlex999']:.3f} |")
     return 0
 
 

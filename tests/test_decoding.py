@@ -93,3 +93,9 @@ def test_bad_arguments():
         beam_search(toy_step, _init(1), 1, START, END, 4, alpha=-1)
     with pytest.raises(ValueError, match="max_len"):
         greedy_search(toy_step, _init(1), 1, START, END, 0)
+
+
+def test_length_penalty_rejects_negative_alpha():
+    np.testing.assert_allclose(length_penalty([1, 7], 1.0), [1.0, 2.0])
+    with pytest.raises(ValueError, match="alpha"):
+        length_penalty(3, -0.5)

@@ -122,3 +122,5 @@ def test_tatoeba_errors(tmp_path):
     bad.write_text("Hi.\tHallo!\nno tab here\n", encoding="utf-8")
     with pytest.raises(ValueError, match="line 2"):
         tatoeba_pairs(bad)
+    with pytest.raises(ValueError, match="max_pairs"):
+        tatoeba_pairs(FIXTURES / "tatoeba_deu_sample.txt", max_pairs=0)

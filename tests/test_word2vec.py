@@ -184,7 +184,8 @@ def test_mixed_precision_finite():
         keras.config.set_dtype_policy("float32")
 
 
-def test_train_word2vec_learns_cooccurrence():
+@pytest.mark.parametrize("optimizer,lr", [("sgd", 0.01), ("adam", 0.01)])
+def test_train_word2vec_learns_cooccurrence(optimizer, lr):
     # two topics that never share a sentence: words of one topic end up closer together
     rng = np.random.default_rng(0)
     sents = [list(rng.choice(["a", "b", "c", "d"], 8)) for _ in range(300)] + \
@@ -193,7 +194,8 @@ def test_train_word2vec_learns_cooccurrence():
     vocab = Vocabulary(sents, specials=("<pad>",), unk_token=None)
     ids, sid = w2v.encode_sentences(sents, vocab)
     model = w2v.SkipGram(len(vocab), 8, "negative", counts=vocab.counts, seed=0)
-    out = w2v.train_word2vec(model, ids, sid, epochs=3, window_size=2, sample=0, batch_size=64, learning_rate=0.01)
+    out = w2v.train_word2vec(model, ids, sid, epochs=3, window_size=2, sample=0, batch_size=64, learning_rate=lr,
+                             optimizer=optimizer)
     assert out["loss"][-1] < out["loss"][0] and out["examples"] > 0
     v = model.word_vectors(); v = v / np.linalg.norm(v, axis=1, keepdims=True)
     same = v[vocab.stoi["a"]] @ v[vocab.stoi["b"]]
@@ -278,3 +280,18 @@ def test_train_word2vec_rejects_bad_arguments():
         w2v.train_word2vec(model, ids, np.zeros(3, "int32"), learning_rate=-0.1)
     with pytest.raises(ValueError, match="batch_size"):
         w2v.train_word2vec(model, ids, np.zeros(3, "int32"), batch_size=0)
+    with pytest.raises(ValueError, match="optimizer"):
+        w2v.train_word2vec(model, ids, np.zeros(3, "int32"), optimizer="adagrad")
+
+
+def test_bad_inputs_get_clear_errors():
+    with pytest.raises(ValueError, match="finite"):
+        w2v.unigram_probs([1.0, np.nan, 2.0])
+    with pytest.raises(ValueError, match="finite"):
+        w2v.build_huffman_tree([1.0, np.inf, 2.0])
+    sg = w2v.SkipGram(10, 4, "negative", counts=np.ones(10))
+    with pytest.raises(ValueError, match=r"centre and context ids of shape \(batch,\)"):
+        sg((np.array([[1], [2]]), np.array([3, 4])))
+    cbow = w2v.CBOW(10, 4, "hierarchical", counts=np.ones(10))
+    with pytest.raises(ValueError, match=r"context ids of shape \(batch, 2 \* window_size\)"):
+        cbow((np.array([1, 2]), np.array([3, 4])))

@@ -455,8 +455,10 @@ def tatoeba_pairs(path: str | os.PathLike, max_pairs: int | None = None) -> list
     Raises:
         CorpusNotFoundError: ``path`` does not exist.
         ValueError: a non-blank line has fewer than two tab-separated fields or an empty
-            side; the message names the file and the line number.
+            side (the message names the file and the line number); ``max_pairs`` < 1.
     """
+    if max_pairs is not None and max_pairs < 1:
+        raise ValueError(f"max_pairs must be >= 1 or None, got {max_pairs}")
     path = os.fspath(path)
     if not os.path.exists(path):
         raise CorpusNotFoundError(

@@ -84,7 +84,13 @@ def _top_k(scores, k: int):
 
 
 def length_penalty(length, alpha: float):
-    """GNMT's length penalty ``((5 + length) / 6) ** alpha`` (Wu et al. 2016, eq. 14)."""
+    """GNMT's length penalty ``((5 + length) / 6) ** alpha`` (Wu et al. 2016, eq. 14).
+
+    Args: ``length`` int or array of lengths (>= 0); ``alpha`` >= 0. Returns float64 of
+    ``length``'s shape. Raises ValueError for ``alpha`` < 0 or a negative length.
+    """
+    if alpha < 0 or np.any(np.asarray(length) < 0):
+        raise ValueError(f"need alpha >= 0 and lengths >= 0, got alpha={alpha}")
     return ((5.0 + np.asarray(length, dtype=np.float64)) / 6.0) ** alpha
 
 

@@ -204,13 +204,13 @@ def unigram_probs(counts, power: float = 0.75) -> np.ndarray:
         float64 array summing to 1.
 
     Raises:
-        ValueError: negative counts or all zero.
+        ValueError: negative, NaN or infinite counts, or all zero.
 
     Example: counts [100, 10, 1] -> [0.827, 0.147, 0.026].
     """
     counts = np.asarray(counts, dtype=np.float64)
-    if np.any(counts < 0) or counts.sum() <= 0:
-        raise ValueError("counts must be >= 0 with a positive sum")
+    if not np.all(np.isfinite(counts)) or np.any(counts < 0) or counts.sum() <= 0:
+        raise ValueError("counts must be finite and >= 0 with a positive sum")
     weights = counts ** power
     return weights / weights.sum()
 
@@ -318,7 +318,7 @@ def build_huffman_tree(counts) -> HuffmanTree:
         ``HuffmanTree``.
 
     Raises:
-        ValueError: fewer than 2 words or negative counts.
+        ValueError: fewer than 2 words, or negative, NaN or infinite counts.
 
     Reference: Huffman (1952); Mikolov et al. (2013a), section 3.
     """
@@ -326,8 +326,8 @@ def build_huffman_tree(counts) -> HuffmanTree:
     v = len(counts)
     if counts.ndim != 1 or v < 2:
         raise ValueError(f"counts must be 1-D with at least 2 words, got shape {counts.shape}")
-    if np.any(counts < 0):
-        raise ValueError("counts must be >= 0")
+    if not np.all(np.isfinite(counts)) or np.any(counts < 0):
+        raise ValueError("counts must be finite and >= 0")
     # heap items: (count, order, node); leaves are 0..v-1, inner nodes v..2v-2
     heap = [(c, i, i) for i, c in enumerate(counts)]
     heapq.heapify(heap)
