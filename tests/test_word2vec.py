@@ -295,3 +295,30 @@ def test_bad_inputs_get_clear_errors():
     cbow = w2v.CBOW(10, 4, "hierarchical", counts=np.ones(10))
     with pytest.raises(ValueError, match=r"context ids of shape \(batch, 2 \* window_size\)"):
         cbow((np.array([1, 2]), np.array([3, 4])))
+
+
+@pytest.mark.skipif(keras.config.backend() != "tensorflow", reason="the sparse step exists on TensorFlow only")
+def test_sparse_step_falls_back_where_it_would_be_wrong():
+    # found in review: EMA crashed fit, a frozen table still moved, float ids failed
+    rng = np.random.default_rng(0)
+    x = (rng.integers(1, 16, 64), rng.integers(1, 16, 64), rng.integers(1, 16, (64, 3)))
+
+    def model():
+        return w2v.SkipGram(16, 5, "negative", counts=np.arange(16.0), num_negatives=3, seed=0)
+
+    m = model()
+    m.compile(keras.optimizers.SGD(0.1, use_ema=True))
+    assert not m.uses_sparse_sgd()
+    m.fit(x, batch_size=32, verbose=0)
+    m = model()
+    m.input_embedding.embeddings.trainable = False
+    m.compile(keras.optimizers.SGD(0.1))
+    assert not m.uses_sparse_sgd()
+    before = keras.ops.convert_to_numpy(m.input_embedding.embeddings).copy()
+    m.fit(x, batch_size=32, verbose=0)
+    np.testing.assert_array_equal(keras.ops.convert_to_numpy(m.input_embedding.embeddings), before)
+    m = model()
+    m.compile(keras.optimizers.SGD(0.1))
+    assert m.uses_sparse_sgd()
+    loss = m.fit(tuple(v.astype("float32") for v in x), batch_size=32, verbose=0).history["loss"]
+    assert np.isfinite(loss).all()

@@ -30,8 +30,8 @@ applies word2vec.c's own update -- ``g_j = sigmoid(u_j . h) - y_j``, ``u_j -= lr
 only (``scatter_sub``). It equals autodiff + SGD (tested). With XLA
 (``jit_compile=True``) it took skip-gram-NS from 0.13x to 0.33x gensim's words/s on 2 CPU
 cores (``benchmarks/word2vec.py``; autodiff + XLA alone: about 0.2x). Every other case
-(JAX, PyTorch, softmax output, other optimisers, mixed precision) uses Keras's
-automatic differentiation.
+(JAX, PyTorch, softmax output, other optimisers, mixed precision, a distribution
+strategy, frozen tables: ``uses_sparse_sgd``) uses Keras's automatic differentiation.
 The output layers (``word2vec_layers``) and the data helpers (``word2vec_data``) are
 re-exported here, so ``word2bert.word2vec`` is the one import.
 """
@@ -114,15 +114,29 @@ class _Word2VecModel(keras.Model):
         return loss
 
     def uses_sparse_sgd(self) -> bool:
-        """True when ``train_step`` may use the analytic sparse update (see the module docstring)."""
+        """True when ``train_step`` uses the analytic sparse update (see the module docstring).
+
+        Needs: the TensorFlow backend, no distribution strategy, ``sparse_updates``, an
+        ``hierarchical`` or ``negative`` output, float32 compute, no regularisation losses,
+        both tables trainable, and a plain ``keras.optimizers.SGD`` (no momentum, clipping,
+        weight decay, EMA, gradient accumulation or loss scaling). Otherwise Keras's
+        automatic differentiation trains the model. Decided when ``fit`` first traces the
+        train function: change ``sparse_updates`` before ``compile``.
+        """
         opt = self.optimizer
-        return (self.sparse_updates and keras.config.backend() == "tensorflow"
-                and self.output_kind in ("hierarchical", "negative") and type(opt) is keras.optimizers.SGD
-                and opt.momentum == 0 and opt.clipnorm is None and opt.clipvalue is None
-                and opt.global_clipnorm is None and not opt.weight_decay
-                and not getattr(opt, "gradient_accumulation_steps", None)
+        if not (self.sparse_updates and keras.config.backend() == "tensorflow" and opt is not None
+                and self.output_kind in ("hierarchical", "negative")):
+            return False
+        import tensorflow as tf
+
+        tables = (self.input_embedding.embeddings, self.output_layer.table)
+        return (not tf.distribute.has_strategy() and type(opt) is keras.optimizers.SGD and opt.momentum == 0 and opt.clipnorm is None
+                and opt.clipvalue is None and opt.global_clipnorm is None and not opt.weight_decay
+                and not opt.use_ema and not getattr(opt, "gradient_accumulation_steps", None)
+                and getattr(opt, "loss_scale_factor", None) is None
                 and self.compute_dtype == "float32" and not self.losses
-                and all(w.trainable for w in (self.input_embedding, self.output_layer)))
+                and all(layer.trainable for layer in (self.input_embedding, self.output_layer))
+                and all(w.trainable for w in tables))
 
     def _input_rows(self, inputs):
         """``(hidden (B, d) float32, rows, weights)``: the input-vector rows and d(hidden)/d(row) weights."""
@@ -134,9 +148,9 @@ class _Word2VecModel(keras.Model):
             return super().train_step(*args)
         import tensorflow as tf  # only reached on the TensorFlow backend
 
-        (data,) = args
+        (data,) = args  # on TensorFlow
         x, _, _ = keras.utils.unpack_x_y_sample_weight(data)
-        inputs, target, negatives = _unpack(x, self.output_kind)
+        inputs, target, negatives = (None if v is None else ops.cast(v, "int32") for v in _unpack(x, self.output_kind))
         hidden, in_rows, in_weights = self._input_rows(inputs)
         loss, d_hidden, out_rows, d_out = self.output_layer.sgd_gradients(hidden, target, negatives)
         batch = ops.shape(target)[0]
@@ -177,8 +191,9 @@ class SkipGram(_Word2VecModel):
         seed: seed of the initialiser and the negative draws.
 
     Attributes:
-        sparse_updates: set False to make ``fit`` use automatic differentiation even
-            where the sparse SGD step applies (see the module docstring).
+        sparse_updates: set False (before ``compile``) to make ``fit`` use automatic
+            differentiation even where the sparse SGD step applies (``uses_sparse_sgd``).
+            Not saved with the model.
 
     Call arguments:
         inputs: tuple ``(centre, context)``, int ``(batch,)`` each; with
@@ -309,8 +324,9 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
 
     Returns:
         dict: ``loss`` (list, mean loss per epoch), ``examples`` (total), ``seconds``
-        (wall time of example generation + fit), ``words_per_second`` (corpus tokens x
-        epochs / seconds).
+        (wall time of example generation + fit, compilation included), ``epoch_seconds``
+        (list: the same per epoch; the first includes compiling), ``words_per_second``
+        (corpus tokens x epochs / seconds).
 
     Raises:
         ValueError: ``epochs`` or ``batch_size`` < 1, a learning rate <= 0 (or a minimum
@@ -340,8 +356,9 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
     probs = unigram_probs(model.counts) if model.output_kind == "negative" else None
     table = alias_table(probs) if probs is not None else None
     started = time.time()
-    losses, total = [], 0
+    losses, total, epoch_seconds = [], 0, []
     for epoch in range(epochs):
+        epoch_start = time.time()
         a, b = make(ids, sentence_ids, window_size, rng, keep_prob=keep)
         if len(b) == 0:
             raise ValueError("the corpus gave no training examples (sentences of one word, or everything subsampled)")
@@ -365,6 +382,7 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
                 f"training diverged in epoch {epoch + 1} (loss {losses[-1]}): lower learning_rate "
                 f"(now {learning_rate}) or batch_size (now {batch_size})")
         total += len(a)
+        epoch_seconds.append(time.time() - epoch_start)
     seconds = time.time() - started
-    return {"loss": losses, "examples": total, "seconds": seconds,
+    return {"loss": losses, "examples": total, "seconds": seconds, "epoch_seconds": epoch_seconds,
             "words_per_second": len(ids) * epochs / seconds}

@@ -269,7 +269,7 @@ def sample_negatives(probs, shape, rng=None, table=None) -> np.ndarray:
         int32 array of ``shape`` with values in ``[0, len(probs))``.
 
     Raises:
-        ValueError: as ``alias_table``.
+        ValueError: as ``alias_table`` (``probs`` is not checked when ``table`` is given).
     """
     rng = np.random.default_rng() if rng is None else rng
     accept, alias = alias_table(probs) if table is None else table
