@@ -50,6 +50,12 @@ def test_run_course_collects_results_and_strips_stderr(tmp_path, monkeypatch):
     assert "| 01_demo | 01_demo | ci, none / cpu | 0.0 | 0.0 | ppl 12.5 |" in table
     # the chapter itself is untouched without --inplace
     assert not nbformat.read(chapters / "01_demo.ipynb", as_version=4).cells[0].get("outputs")
+    # a later run of another chapter keeps 01_demo's record in results.json
+    _write(chapters / "02_more.ipynb", "import json\nprint('W2B_RESULTS ' + json.dumps({'chapter': '02_more', "
+           "'profile': 'ci', 'backend': 'none', 'device': 'cpu', 'seconds': 3.0, 'metrics': {}}))")
+    runner.run_course("ci", ["02"], chapters, tmp_path / "runs")
+    saved = json.loads((tmp_path / "runs" / "ci" / "results.json").read_text())
+    assert [r["chapter"] for r in saved] == ["01_demo", "02_more"] and saved[0] == records[0]
 
 
 def test_failing_chapter_names_the_cell_and_error(tmp_path):

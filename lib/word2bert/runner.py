@@ -149,8 +149,12 @@ def run_course(profile: str | None = None, selection=(), chapters_dir="chapters"
                inplace: bool = False) -> list[dict]:
     """Run chapters in order; print and save the results table.
 
+    Writes ``runs/<profile>/``: each executed notebook and its kernel log, ``results.md``
+    (this run's table) and ``results.json`` (every chapter's latest record for this
+    profile: chapters this run did not repeat keep their earlier record).
+
     Returns:
-        list of result records, one per chapter.
+        list of result records, one per chapter of this run.
 
     Raises:
         ChapterError: the first chapter that fails stops the run.
@@ -166,8 +170,13 @@ def run_course(profile: str | None = None, selection=(), chapters_dir="chapters"
     with tqdm(chapters, desc=f"word2bert [{profile}]", unit="chapter", file=sys.stderr) as bar:
         for path in bar:
             records.append(run_chapter(path, out_dir, profile, inplace=inplace, progress=bar))
+    # results.json keeps the chapters of earlier runs of this profile that this run did not repeat
+    saved = out_dir / "results.json"
+    earlier = json.loads(saved.read_text()) if saved.exists() else []
+    done = {r["chapter"] for r in records}
+    merged = sorted([r for r in earlier if r.get("chapter") not in done] + records, key=lambda r: r["chapter"])
+    atomic_write(saved, json.dumps(merged, indent=1))
     table = format_table(records)
-    atomic_write(out_dir / "results.json", json.dumps(records, indent=1))
     atomic_write(out_dir / "results.md", table + "\n")
     print(table)
     return records
