@@ -17,6 +17,11 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+def _np(x):
+    """A backend tensor (a torch tensor may require grad) as a numpy array."""
+    return np.asarray(keras.ops.convert_to_numpy(x))
+
+
 def _call(layer, inputs, **kwargs):
     return layer(inputs if len(inputs) > 1 else inputs[0], **kwargs)
 
@@ -26,14 +31,14 @@ def check_layer(make_layer, inputs, tmp_path=None, call_kwargs=None, atol=1e-5, 
     call_kwargs = call_kwargs or {}
     inputs = _as_list(inputs)
     layer = make_layer()
-    out = [np.asarray(o) for o in _as_list(_call(layer, inputs, **call_kwargs))]
+    out = [_np(o) for o in _as_list(_call(layer, inputs, **call_kwargs))]
 
     # 1. config round trip, same weights -> same outputs
     clone = layer.__class__.from_config(layer.get_config())
     _call(clone, inputs, **call_kwargs)
     clone.set_weights(layer.get_weights())
     for a, b in zip(out, _as_list(_call(clone, inputs, **call_kwargs))):
-        np.testing.assert_allclose(a, np.asarray(b), atol=atol)
+        np.testing.assert_allclose(a, _np(b), atol=atol)
     assert clone.get_config() == layer.get_config()
 
     # 2. .keras save / load of a model around the layer
@@ -44,7 +49,7 @@ def check_layer(make_layer, inputs, tmp_path=None, call_kwargs=None, atol=1e-5, 
         model.save(path)
         loaded = keras.saving.load_model(path)
         for a, b in zip(out, _as_list(loaded(inputs))):
-            np.testing.assert_allclose(a, np.asarray(b), atol=atol)
+            np.testing.assert_allclose(a, _np(b), atol=atol)
 
     # 3. mixed precision: finite outputs
     if mixed_precision:
@@ -54,7 +59,7 @@ def check_layer(make_layer, inputs, tmp_path=None, call_kwargs=None, atol=1e-5, 
             try:
                 low = make_layer()
                 for o in _as_list(_call(low, inputs, **call_kwargs)):
-                    o = np.asarray(keras.ops.cast(o, "float32"))
+                    o = _np(keras.ops.cast(o, "float32"))
                     assert np.all(np.isfinite(o)), f"non-finite output under {policy}"
             finally:
                 keras.config.set_dtype_policy(previous)

@@ -83,14 +83,15 @@ def test_stateful_lstm_lm_carries_state_like_one_long_sequence():
     full = lm.build_lstm_lm(V, batch_size=None, seq_len=8, hidden_dim=8, num_layers=2, stateful=False)
     full.set_weights(stateful.get_weights())
     x = np.random.randint(0, V, (B, 8)).astype("int32")
-    whole = np.asarray(full(x))
-    halves = np.concatenate([np.asarray(stateful(x[:, :4])), np.asarray(stateful(x[:, 4:]))], axis=1)
+    np_ = keras.ops.convert_to_numpy
+    whole = np_(full(x))
+    halves = np.concatenate([np_(stateful(x[:, :4])), np_(stateful(x[:, 4:]))], axis=1)
     np.testing.assert_allclose(halves, whole, atol=1e-5)
     # ResetStates makes the next batch start from zeros again
     cb = lm.ResetStates()
     cb.set_model(stateful)
     cb.on_epoch_begin(0)
-    np.testing.assert_allclose(np.asarray(stateful(x[:, :4])), whole[:, :4], atol=1e-5)
+    np.testing.assert_allclose(np_(stateful(x[:, :4])), whole[:, :4], atol=1e-5)
     with pytest.raises(ValueError, match="batch_size"):
         lm.build_lstm_lm(V, batch_size=None)
 
@@ -100,9 +101,9 @@ def test_zaremba_sgd_makes_the_papers_update():
     T, lr, clip = 35, 1.0, 5.0
     g_sum = np.array([6.0, 8.0], "float32")  # norm 10 > 5: clipped to 5
     w = keras.Variable(np.zeros(2, "float32"))
-    lm.zaremba_sgd(lr, clip, T).apply([g_sum / T], [w])
+    lm.zaremba_sgd(lr, clip, T).apply([keras.ops.convert_to_tensor(g_sum / T)], [w])
     expected = -lr * clip * g_sum / np.linalg.norm(g_sum)
-    np.testing.assert_allclose(np.asarray(w), expected, rtol=1e-5)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(w), expected, rtol=1e-5)
 
 
 def test_sample_is_reproducible_and_validates():

@@ -307,7 +307,8 @@ def sample(model: keras.Model, prompt_ids, num_tokens: int, temperature: float =
     out: list[int] = []
     token = prompt_ids[0]
     for t in range(len(prompt_ids) - 1 + num_tokens):
-        logits = np.asarray(model(np.array([[token]], dtype=np.int32), training=False))[0, -1].astype(np.float64)
+        logits = keras.ops.convert_to_numpy(model(np.array([[token]], dtype=np.int32), training=False))
+        logits = logits[0, -1].astype(np.float64)
         if t < len(prompt_ids) - 1:
             token = prompt_ids[t + 1]
             continue

@@ -374,7 +374,8 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
             else:
                 opt = keras.optimizers.Adam(learning_rate)
             xla = True if keras.config.backend() == "tensorflow" else "auto"  # XLA fuses the step: 2-3x on CPU
-            model.compile(optimizer=opt, steps_per_execution=16, jit_compile=xla)
+            steps = 1 if keras.config.backend() == "torch" else 16  # PyTorch runs one step at a time
+            model.compile(optimizer=opt, steps_per_execution=steps, jit_compile=xla)
         hist = model.fit(x, batch_size=batch_size, epochs=1, shuffle=False, verbose=verbose)
         losses.append(float(hist.history["loss"][-1]))
         if not np.isfinite(losses[-1]):
