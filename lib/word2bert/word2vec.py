@@ -294,8 +294,9 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
     ``learning_rate`` (default 0.004). Adam scales each weight's step by the running RMS of
     its gradient, so a rare word's rows move about as far per update as a frequent word's,
     and a row summed over many examples of a batch does not take a giant step: on the
-    Wikipedia sample + PTB (1.4M tokens, 3 epochs, sample 1e-4) skip-gram NS reached
-    WordSim-353 0.49 / SimLex-999 0.18 against gensim's 0.27 / 0.18 (SGD: 0.30 / 0.13). It
+    Wikipedia sample + PTB (1.3M tokens, 3 epochs, sample 1e-4; chapter 03) skip-gram NS
+    reached WordSim-353 0.45 / SimLex-999 0.18 (means over 3 seeds) against gensim's
+    0.28 / 0.17 (our SGD: 0.30 / 0.13). It
     keeps two moments for every weight and updates whole tables each step (no sparse
     path): about 2x slower than the SGD step on CPU.
 
