@@ -41,23 +41,27 @@ from word2bert.vocab import Vocabulary  # noqa: E402
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--output", choices=["negative", "hierarchical"], default="negative")
-    parser.add_argument("--dim", type=int, default=100)
-    parser.add_argument("--window", type=int, default=5)
-    parser.add_argument("--negatives", type=int, default=5)
-    parser.add_argument("--min-count", type=int, default=5)
-    parser.add_argument("--sample", type=float, default=1e-3)
+    parser = argparse.ArgumentParser(
+        description="Our skip-gram (Keras, train_word2vec) against gensim's Word2Vec on the same corpus, one run.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--epochs", type=int, default=2, help="passes over the corpus, both models")
+    parser.add_argument("--output", choices=["negative", "hierarchical"], default="negative", help="output layer")
+    parser.add_argument("--dim", type=int, default=100, help="vector length")
+    parser.add_argument("--window", type=int, default=5, help="maximum context distance")
+    parser.add_argument("--negatives", type=int, default=5, help="negatives per pair (negative sampling)")
+    parser.add_argument("--min-count", type=int, default=5, help="drop words seen fewer times")
+    parser.add_argument("--sample", type=float, default=1e-3, help="subsampling threshold t (0: off)")
     parser.add_argument("--tokens", type=int, default=0, help="use only the first N tokens (0: all)")
     parser.add_argument("--batch-size", type=int, default=None,
-                        help="examples per step (default: train_word2vec's, 4096 NS / 2048 HS)")
+                        help="examples per step (None: train_word2vec's, 4096 NS / 2048 HS)")
     parser.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd",
                         help="ours: word2vec's SGD (sparse step on TensorFlow) or Adam")
     parser.add_argument("--export", metavar="NPZ", help="write the tokenized corpus and eval sets, time gensim, stop")
     parser.add_argument("--corpus", metavar="NPZ", help="train ours only, on a corpus written by --export")
     parser.add_argument("--gensim-wps", type=float, help="with --corpus: gensim's words/s measured with --export")
     args = parser.parse_args(argv)
+    if args.epochs < 1 or args.tokens < 0 or args.dim < 1 or args.window < 1:
+        parser.error("need --epochs, --dim and --window >= 1 and --tokens >= 0")
     if args.corpus:
         return _ours_only(args)
 

@@ -99,3 +99,24 @@ def test_length_penalty_rejects_negative_alpha():
     np.testing.assert_allclose(length_penalty([1, 7], 1.0), [1.0, 2.0])
     with pytest.raises(ValueError, match="alpha"):
         length_penalty(3, -0.5)
+
+
+def test_step_function_mistakes_get_clear_errors():
+    def nan_step(state, last):
+        return np.full((len(last), 4), np.nan), state
+
+    def short_step(state, last):
+        return np.zeros((1, 4)), state
+
+    state = {"h": np.zeros((2, 1))}
+    with pytest.raises(ValueError, match="NaN"):
+        greedy_search(nan_step, state, 2, start_id=0, end_id=1, max_len=3)
+    with pytest.raises(ValueError, match="NaN"):
+        beam_search(nan_step, state, 2, start_id=0, end_id=1, max_len=3, beam_width=2)
+    with pytest.raises(ValueError, match=r"shape \(2, vocab_size\)"):
+        greedy_search(short_step, state, 2, start_id=0, end_id=1, max_len=3)
+    with pytest.raises(ValueError, match="end_id 9"):
+        beam_search(lambda s, t: (np.log(np.full((len(t), 4), 0.25)), s), state, 2, start_id=0, end_id=9,
+                    max_len=3, beam_width=2)
+    with pytest.raises(ValueError, match="alpha"):
+        beam_search(nan_step, state, 2, start_id=0, end_id=1, max_len=3, alpha=float("nan"))

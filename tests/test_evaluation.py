@@ -115,3 +115,17 @@ def test_random_baseline_is_chance():
     out = similarity_spearman(vectors, pairs)
     assert out["coverage"] == 1.0 and abs(out["rho"]) < 0.15  # chance: |rho| ~ 1/sqrt(353) = 0.05
     assert len(vectors) == len(set(vectors)) and next(iter(vectors.values())).shape == (100,)
+
+
+def test_malformed_inputs_get_clear_errors():
+    good = {"a": np.ones(3), "b": np.arange(3.0)}
+    with pytest.raises(ValueError, match="triples"):
+        similarity_spearman(good, [("a", "b")])
+    with pytest.raises(TypeError, match="sections must be a dict"):
+        analogy_accuracy(good, [("a", "b", "a", "b")])
+    with pytest.raises(ValueError, match="integer"):
+        nearest_neighbours(good, "a", 2.5)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        similarity_spearman({"a": np.ones(3), "b": np.array([1.0, np.nan, 0.0])}, [("a", "b", 1.0)])
+    with pytest.raises(ValueError, match="1-D"):
+        similarity_spearman({"a": np.ones((1, 3)), "b": np.ones((1, 3))}, [("a", "b", 1.0)])

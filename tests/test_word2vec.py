@@ -322,3 +322,19 @@ def test_sparse_step_falls_back_where_it_would_be_wrong():
     assert m.uses_sparse_sgd()
     loss = m.fit(tuple(v.astype("float32") for v in x), batch_size=32, verbose=0).history["loss"]
     assert np.isfinite(loss).all()
+
+
+def test_train_word2vec_rejects_ids_outside_the_vocabulary():
+    # found by a new-user trial: out-of-range ids trained silently (XLA clamps gathers)
+    ids = np.arange(1, 41, dtype="int32") % 9 + 1
+    sid = np.repeat(np.arange(4), 10).astype("int32")
+    model = w2v.SkipGram(10, 4, "negative", counts=np.bincount(ids, minlength=10), seed=0)
+    for bad in (np.where(ids == 3, 12, ids), np.where(ids == 3, -3, ids)):
+        with pytest.raises(ValueError, match=r"ids must lie in \[0, vocab_size=10\)"):
+            w2v.train_word2vec(model, bad, sid, epochs=1, sample=0)
+    with pytest.raises(ValueError, match="1-D integer"):
+        w2v.train_word2vec(model, ids.astype("float32"), sid, epochs=1)
+    with pytest.raises(ValueError, match="sample"):
+        w2v.train_word2vec(model, ids, sid, epochs=1, sample=-1)
+    with pytest.raises(ValueError, match="sample"):
+        w2v.subsample_keep_prob([1, 2, 3], float("nan"))

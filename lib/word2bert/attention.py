@@ -123,6 +123,8 @@ class Attention(keras.layers.Layer):
             query = query[:, None, :]
         if values_mask is None and isinstance(mask, (list, tuple)) and len(mask) > 1:
             values_mask = mask[1]
+        if values_mask is not None:  # zero the padded values: nothing there (not even a NaN) can leak in
+            values = ops.where(ops.cast(values_mask, "bool")[:, :, None], values, ops.zeros_like(values))
         e = self.scores(query, values)
         if values_mask is not None:
             keep = ops.cast(values_mask, "bool")[:, None, :]

@@ -39,6 +39,18 @@ def _check(batch_size: int, max_len: int):
         raise ValueError(f"max_len must be >= 1, got {max_len}")
 
 
+def _checked_log_probs(log_probs, rows: int, end_id: int) -> np.ndarray:
+    """The step function's output as float64 ``(rows, V)``; a clear error when it is not."""
+    log_probs = np.asarray(log_probs, dtype=np.float64)
+    if log_probs.ndim != 2 or log_probs.shape[0] != rows:
+        raise ValueError(f"step_fn must return log_probs of shape ({rows}, vocab_size), got {log_probs.shape}")
+    if not 0 <= end_id < log_probs.shape[1]:
+        raise ValueError(f"end_id {end_id} is outside the vocabulary of {log_probs.shape[1]} tokens")
+    if np.isnan(log_probs).any():
+        raise ValueError("step_fn returned NaN log-probabilities")
+    return log_probs
+
+
 def greedy_search(step_fn, state, batch_size: int, start_id: int, end_id: int, max_len: int) -> list[list[int]]:
     """Decode by taking the most probable token at every step.
 
@@ -54,7 +66,8 @@ def greedy_search(step_fn, state, batch_size: int, start_id: int, end_id: int, m
         list of ``batch_size`` lists of int token ids, without the start and end tokens.
 
     Raises:
-        ValueError: ``batch_size`` or ``max_len`` < 1.
+        ValueError: ``batch_size`` or ``max_len`` < 1; ``step_fn`` returning log-probs
+            that are not ``(batch_size, V)`` or contain NaN; ``end_id`` outside ``V``.
     """
     _check(batch_size, max_len)
     tokens = np.full((batch_size,), start_id, dtype=np.int32)
@@ -62,7 +75,7 @@ def greedy_search(step_fn, state, batch_size: int, start_id: int, end_id: int, m
     outputs: list[list[int]] = [[] for _ in range(batch_size)]
     for _ in range(max_len):
         log_probs, state = step_fn(state, tokens)
-        tokens = np.asarray(log_probs).argmax(axis=-1).astype(np.int32)
+        tokens = _checked_log_probs(log_probs, batch_size, end_id).argmax(axis=-1).astype(np.int32)
         for row in np.flatnonzero(~done):
             if tokens[row] == end_id:
                 done[row] = True
@@ -89,7 +102,7 @@ def length_penalty(length, alpha: float):
     Args: ``length`` int or array of lengths (>= 0); ``alpha`` >= 0. Returns float64 of
     ``length``'s shape. Raises ValueError for ``alpha`` < 0 or a negative length.
     """
-    if alpha < 0 or np.any(np.asarray(length) < 0):
+    if not alpha >= 0 or np.any(np.asarray(length) < 0):
         raise ValueError(f"need alpha >= 0 and lengths >= 0, got alpha={alpha}")
     return ((5.0 + np.asarray(length, dtype=np.float64)) / 6.0) ** alpha
 
@@ -128,14 +141,16 @@ def beam_search(
         ``(batch_size,)``.
 
     Raises:
-        ValueError: ``beam_width`` < 1, ``alpha`` < 0, ``batch_size`` or ``max_len`` < 1.
+        ValueError: ``beam_width`` < 1, ``alpha`` < 0 or NaN, ``batch_size`` or ``max_len``
+            < 1; ``step_fn`` returning log-probs that are not ``(batch_size * beam_width, V)``
+            or contain NaN; ``end_id`` outside ``V``.
 
     Reference: Sutskever, Vinyals & Le (2014), section 3.2; Wu et al. (2016), section 7.
     """
     _check(batch_size, max_len)
     if beam_width < 1:
         raise ValueError(f"beam_width must be >= 1, got {beam_width}")
-    if alpha < 0:
+    if not alpha >= 0:
         raise ValueError(f"alpha must be >= 0, got {alpha}")
     k = beam_width
     # slot (row, j) lives at index row * k + j; only slot 0 is live at the start
@@ -150,7 +165,7 @@ def beam_search(
     best_seq: list[list[int]] = [[] for _ in range(batch_size)]
     for _ in range(max_len):
         log_probs, state = step_fn(state, tokens)
-        log_probs = np.asarray(log_probs, dtype=np.float64).reshape(batch_size, k, -1)
+        log_probs = _checked_log_probs(log_probs, batch_size * k, end_id).reshape(batch_size, k, -1)
         vocab = log_probs.shape[-1]
         # finished slots have exactly one continuation (end again) at no cost
         frozen = np.full((vocab,), -np.inf)

@@ -54,8 +54,9 @@ def as_keyed_vectors(source):
         ``KeyedVectors`` with float32 vectors.
 
     Raises:
-        ValueError: empty source, vectors of different lengths, or a matrix whose row
-            count differs from the vocabulary size.
+        ValueError: empty source, vectors of different lengths, a vector that is not 1-D,
+            a non-finite (NaN or infinite) vector, or a matrix whose row count differs
+            from the vocabulary size.
         TypeError: an unsupported type.
     """
     from gensim.models import KeyedVectors
@@ -68,6 +69,9 @@ def as_keyed_vectors(source):
         if not source:
             raise ValueError("vectors: the {word: vector} dict is empty")
         keys = list(source)
+        shapes = {np.shape(v) for v in source.values()}
+        if any(len(s) != 1 for s in shapes):
+            raise ValueError(f"vectors: each vector must be 1-D, got shapes {sorted(shapes)[:3]}")
         try:
             matrix = np.stack([np.asarray(source[k], dtype=np.float32).ravel() for k in keys])
         except ValueError:
@@ -90,6 +94,9 @@ def as_keyed_vectors(source):
             "vectors must be a gensim KeyedVectors, a {word: vector} dict or a (Vocabulary, matrix) "
             f"pair, got {type(source).__name__}"
         )
+    bad = ~np.isfinite(matrix).all(axis=1)
+    if bad.any():
+        raise ValueError(f"vectors: {int(bad.sum())} vector(s) hold NaN or infinite values, e.g. {keys[int(np.argmax(bad))]!r}")
     kv = KeyedVectors(vector_size=matrix.shape[1], count=0, dtype=np.float32)
     kv.add_vectors(keys, matrix)
     return kv
@@ -116,7 +123,7 @@ def similarity_spearman(vectors, pairs: Iterable) -> dict:
         present, 0-1), ``n_pairs``, ``n_covered`` (ints).
 
     Raises:
-        ValueError: ``pairs`` is empty.
+        ValueError: ``pairs`` is empty or holds something other than triples.
 
     Equals gensim's ``KeyedVectors.evaluate_word_pairs(...)[1][0]`` on the same vectors
     and a lowercase vocabulary (tested).
@@ -128,6 +135,9 @@ def similarity_spearman(vectors, pairs: Iterable) -> dict:
         raise ValueError("pairs is empty: expected (word1, word2, score) triples")
     kv = as_keyed_vectors(vectors)
     index = kv.key_to_index
+    if any(len(p) != 3 for p in pairs):
+        raise ValueError("pairs must be (word1, word2, score) triples; one has "
+                         f"{next(len(p) for p in pairs if len(p) != 3)} fields")
     covered = [(index[a], index[b], float(s)) for a, b, s in pairs if a in index and b in index]
     rho = float("nan")
     if len(covered) >= 2:
@@ -161,12 +171,15 @@ def analogy_accuracy(vectors, sections: dict, restrict_vocab: int | None = None,
 
     Raises:
         ValueError: no questions at all, or ``restrict_vocab`` < 1.
+        TypeError: ``sections`` is not a dict.
 
     Equals gensim's ``KeyedVectors.evaluate_word_analogies`` (its "Total accuracy") on the
     same vectors with the same ``restrict_vocab`` (tested).
     """
     if restrict_vocab is not None and restrict_vocab < 1:
         raise ValueError(f"restrict_vocab must be None or >= 1, got {restrict_vocab}")
+    if not isinstance(sections, dict):
+        raise TypeError(f"sections must be a dict {{section: [(a, b, c, d), ...]}}, got {type(sections).__name__}")
     kv = as_keyed_vectors(vectors)
     n = len(kv.index_to_key) if restrict_vocab is None else min(restrict_vocab, len(kv.index_to_key))
     index = {w: i for w, i in kv.key_to_index.items() if i < n}
@@ -220,8 +233,8 @@ def nearest_neighbours(vectors, word: str, topn: int = 10) -> list[tuple[str, fl
         KeyError: ``word`` has no vector.
         ValueError: ``topn`` < 1.
     """
-    if topn < 1:
-        raise ValueError(f"topn must be >= 1, got {topn}")
+    if not isinstance(topn, (int, np.integer)) or topn < 1:
+        raise ValueError(f"topn must be an integer >= 1, got {topn!r}")
     kv = as_keyed_vectors(vectors)
     if word not in kv.key_to_index:
         raise KeyError(f"word {word!r} has no vector ({len(kv.index_to_key)} words known)")

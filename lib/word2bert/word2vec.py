@@ -331,8 +331,9 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
 
     Raises:
         ValueError: ``epochs`` or ``batch_size`` < 1, a learning rate <= 0 (or a minimum
-            above it), an unknown optimizer, a model that is neither SkipGram nor CBOW, a
-            corpus that gives no training example.
+            above it), ``sample`` < 0, an unknown optimizer, a model that is neither
+            SkipGram nor CBOW, ids that are not 1-D integers in ``[0, vocab_size)`` or
+            differ in length from ``sentence_ids``, a corpus that gives no training example.
         FloatingPointError: the loss became NaN or infinite.
     """
     if optimizer not in ("sgd", "adam"):
@@ -348,6 +349,16 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
                          f"got {min_learning_rate}, {learning_rate}")
     if not isinstance(model, (SkipGram, CBOW)):
         raise ValueError(f"model must be a SkipGram or CBOW, got {type(model).__name__}")
+    if not sample >= 0:
+        raise ValueError(f"sample must be >= 0, got {sample}")
+    ids, sentence_ids = np.asarray(ids), np.asarray(sentence_ids)
+    if ids.ndim != 1 or ids.shape != sentence_ids.shape or ids.dtype.kind not in "iu" \
+            or sentence_ids.dtype.kind not in "iu":
+        raise ValueError(f"ids and sentence_ids must be 1-D integer arrays of equal length, got "
+                         f"{ids.dtype} {ids.shape} and {sentence_ids.dtype} {sentence_ids.shape}")
+    if len(ids) and (ids.min() < 0 or ids.max() >= model.vocab_size):
+        raise ValueError(f"ids must lie in [0, vocab_size={model.vocab_size}), got [{ids.min()}, {ids.max()}]")
+    epochs = int(epochs)
     rng = np.random.default_rng(seed)
     keep = None
     if sample > 0:

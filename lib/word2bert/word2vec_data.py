@@ -48,16 +48,17 @@ def subsample_keep_prob(counts, sample: float = 1e-3, total: float | None = None
         float64 array of the shape of ``counts``, values in ``[0, 1]``.
 
     Raises:
-        ValueError: negative counts or sample, total <= 0, unknown formula.
+        ValueError: negative or non-finite counts, negative or NaN sample, total <= 0,
+            unknown formula.
 
     Example: total 1e6, count 5e4, t=1e-3 -> 0.1614 (word2vec.c) or 0.1414 (paper).
     """
     counts = np.asarray(counts, dtype=np.float64)
     if formula not in SUBSAMPLE_FORMULAS:
         raise ValueError(f"formula must be one of {SUBSAMPLE_FORMULAS}, got {formula!r}")
-    if np.any(counts < 0):
-        raise ValueError("counts must be >= 0")
-    if sample < 0:
+    if not np.all(np.isfinite(counts)) or np.any(counts < 0):
+        raise ValueError("counts must be finite and >= 0")
+    if not sample >= 0:
         raise ValueError(f"sample must be >= 0, got {sample}")
     total = counts.sum() if total is None else float(total)
     if total <= 0:
