@@ -252,7 +252,9 @@ def random_baseline_vectors(words: Iterable[str], dim: int = 100, seed: int = 0)
     """Standard-normal random vectors for ``words``: the chance level of every metric here.
 
     Args:
-        words: the words to cover (duplicates are kept once).
+        words: the words to cover (duplicates are kept once). A set is sorted first, so the
+            same seed gives each word the same vector in every process (set order depends
+            on Python's hash seed).
         dim: vector length (>= 1).
         seed: numpy seed.
 
@@ -264,6 +266,8 @@ def random_baseline_vectors(words: Iterable[str], dim: int = 100, seed: int = 0)
     """
     if dim < 1:
         raise ValueError(f"dim must be >= 1, got {dim}")
+    if isinstance(words, (set, frozenset)):
+        words = sorted(words)
     words = list(dict.fromkeys(not_a_string(words, "words", "a list of words")))
     if not words:
         raise ValueError("words is empty")
