@@ -26,6 +26,14 @@ import numpy as np
 SUBSAMPLE_FORMULAS = ("word2vec.c", "paper")
 
 
+def _counts_array(counts) -> np.ndarray:
+    """Word counts as float64; ValueError unless every count is finite and >= 0."""
+    counts = np.asarray(counts, dtype=np.float64)
+    if not np.all(np.isfinite(counts)) or np.any(counts < 0):
+        raise ValueError("counts must be finite and >= 0")
+    return counts
+
+
 def subsample_keep_prob(counts, sample: float = 1e-3, total: float | None = None,
                         formula: str = "word2vec.c") -> np.ndarray:
     """Probability of keeping each occurrence of a word when subsampling frequent words.
@@ -53,11 +61,9 @@ def subsample_keep_prob(counts, sample: float = 1e-3, total: float | None = None
 
     Example: total 1e6, count 5e4, t=1e-3 -> 0.1614 (word2vec.c) or 0.1414 (paper).
     """
-    counts = np.asarray(counts, dtype=np.float64)
+    counts = _counts_array(counts)
     if formula not in SUBSAMPLE_FORMULAS:
         raise ValueError(f"formula must be one of {SUBSAMPLE_FORMULAS}, got {formula!r}")
-    if not np.all(np.isfinite(counts)) or np.any(counts < 0):
-        raise ValueError("counts must be finite and >= 0")
     if not sample >= 0:
         raise ValueError(f"sample must be >= 0, got {sample}")
     total = counts.sum() if total is None else float(total)
@@ -106,7 +112,6 @@ def _check_window(window_size):
     return int(window_size)
 
 
-
 def _epoch_tokens(ids, sentence_ids, window_size, rng, keep_prob, dynamic_window):
     """One epoch's tokens after subsampling, with each token's window reach (dynamic or full)."""
     ids, sentence_ids = np.asarray(ids), np.asarray(sentence_ids)
@@ -115,6 +120,7 @@ def _epoch_tokens(ids, sentence_ids, window_size, rng, keep_prob, dynamic_window
     ids, sent = _subsample(ids, sentence_ids, keep_prob, rng)
     reach = rng.integers(1, window_size + 1, len(ids)) if dynamic_window else np.full(len(ids), window_size)
     return ids, sent, reach
+
 
 def skipgram_pairs(ids, sentence_ids, window_size: int = 5, rng=None, keep_prob=None,
                    dynamic_window: bool = True, shuffle: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -209,8 +215,8 @@ def unigram_probs(counts, power: float = 0.75) -> np.ndarray:
 
     Example: counts [100, 10, 1] -> [0.827, 0.147, 0.026].
     """
-    counts = np.asarray(counts, dtype=np.float64)
-    if not np.all(np.isfinite(counts)) or np.any(counts < 0) or counts.sum() <= 0:
+    counts = _counts_array(counts)
+    if counts.sum() <= 0:
         raise ValueError("counts must be finite and >= 0 with a positive sum")
     weights = counts ** power
     return weights / weights.sum()
@@ -327,8 +333,7 @@ def build_huffman_tree(counts) -> HuffmanTree:
     v = len(counts)
     if counts.ndim != 1 or v < 2:
         raise ValueError(f"counts must be 1-D with at least 2 words, got shape {counts.shape}")
-    if not np.all(np.isfinite(counts)) or np.any(counts < 0):
-        raise ValueError("counts must be finite and >= 0")
+    counts = _counts_array(counts)
     # heap items: (count, order, node); leaves are 0..v-1, inner nodes v..2v-2
     heap = [(c, i, i) for i, c in enumerate(counts)]
     heapq.heapify(heap)
