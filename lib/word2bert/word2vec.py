@@ -130,9 +130,9 @@ class _Word2VecModel(keras.Model):
         import tensorflow as tf
 
         tables = (self.input_embedding.embeddings, self.output_layer.table)
-        return (not tf.distribute.has_strategy() and type(opt) is keras.optimizers.SGD and opt.momentum == 0 and opt.clipnorm is None
-                and opt.clipvalue is None and opt.global_clipnorm is None and not opt.weight_decay
-                and not opt.use_ema and not getattr(opt, "gradient_accumulation_steps", None)
+        return (not tf.distribute.has_strategy() and type(opt) is keras.optimizers.SGD and opt.momentum == 0
+                and opt.clipnorm is None and opt.clipvalue is None and opt.global_clipnorm is None
+                and not opt.weight_decay and not opt.use_ema and not getattr(opt, "gradient_accumulation_steps", None)
                 and getattr(opt, "loss_scale_factor", None) is None
                 and self.compute_dtype == "float32" and not self.losses
                 and all(layer.trainable for layer in (self.input_embedding, self.output_layer))
@@ -150,7 +150,8 @@ class _Word2VecModel(keras.Model):
 
         (data,) = args  # on TensorFlow
         x, _, _ = keras.utils.unpack_x_y_sample_weight(data)
-        inputs, target, negatives = (None if v is None else ops.cast(v, "int32") for v in _unpack(x, self.output_kind))
+        inputs, target, negatives = (None if v is None else ops.cast(v, "int32")
+                                     for v in _unpack(x, self.output_kind))
         hidden, in_rows, in_weights = self._input_rows(inputs)
         loss, d_hidden, out_rows, d_out = self.output_layer.sgd_gradients(hidden, target, negatives)
         batch = ops.shape(target)[0]
@@ -296,9 +297,8 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
     and a row summed over many examples of a batch does not take a giant step: on the
     Wikipedia sample + PTB (1.3M tokens, 3 epochs, sample 1e-4; chapter 03) skip-gram NS
     reached WordSim-353 0.45 / SimLex-999 0.18 (means over 3 seeds) against gensim's
-    0.28 / 0.17 (our SGD: 0.30 / 0.13). It
-    keeps two moments for every weight and updates whole tables each step (no sparse
-    path): about 2x slower than the SGD step on CPU.
+    0.28 / 0.17 (our SGD: 0.30 / 0.13). It keeps two moments for every weight and updates
+    whole tables each step (no sparse path): about 2x slower than the SGD step on CPU.
 
     Summing a batch's updates is where batch SGD differs from word2vec's one-pair-at-a-time
     SGD: a row used by many examples of one batch (a very frequent word; the root of the
@@ -379,15 +379,16 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
         x = (a, b) if probs is None else (a, b, sample_negatives(probs, (len(b), model.num_negatives), rng, table))
         if epoch == 0:
             if optimizer == "sgd":
-                steps = len(b) // batch_size * epochs
+                total_steps = len(b) // batch_size * epochs
                 schedule = keras.optimizers.schedules.PolynomialDecay(
-                    learning_rate * batch_size, max(steps, 1), min_learning_rate * batch_size)
+                    learning_rate * batch_size, max(total_steps, 1), min_learning_rate * batch_size)
                 opt = keras.optimizers.SGD(schedule)
             else:
                 opt = keras.optimizers.Adam(learning_rate)
-            xla = True if keras.config.backend() == "tensorflow" else "auto"  # XLA fuses the step: 2-3x on CPU
-            steps = 1 if keras.config.backend() == "torch" else 16  # PyTorch runs one step at a time
-            model.compile(optimizer=opt, steps_per_execution=steps, jit_compile=xla)
+            backend = keras.config.backend()
+            model.compile(optimizer=opt,
+                          steps_per_execution=1 if backend == "torch" else 16,  # PyTorch runs one step at a time
+                          jit_compile=True if backend == "tensorflow" else "auto")  # XLA fuses the step: 2-3x on CPU
         hist = model.fit(x, batch_size=batch_size, epochs=1, shuffle=False, verbose=verbose)
         losses.append(float(hist.history["loss"][-1]))
         if not np.isfinite(losses[-1]):

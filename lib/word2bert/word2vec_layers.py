@@ -29,9 +29,9 @@ from keras import ops
 from word2bert.word2vec_data import build_huffman_tree, unigram_probs
 
 
-def _check_hidden(hidden, target, dim):
-    if len(hidden.shape) != 2 or (dim is not None and hidden.shape[-1] != dim):
-        raise ValueError(f"hidden must have shape (batch, {dim}), got {tuple(hidden.shape)}")
+def _check_hidden(hidden, target):
+    if len(hidden.shape) != 2:
+        raise ValueError(f"hidden must have shape (batch, None), got {tuple(hidden.shape)}")
     if len(target.shape) != 1:
         raise ValueError(f"target must have shape (batch,), got {tuple(target.shape)}")
     if hidden.shape[0] is not None and target.shape[0] is not None and hidden.shape[0] != target.shape[0]:
@@ -78,7 +78,7 @@ class _BinaryLogisticOutput(keras.layers.Layer):
             rows get a zero gradient. Equal to automatic differentiation of ``call``
             (tested).
         """
-        _check_hidden(hidden, target, None)
+        _check_hidden(hidden, target)
         hidden = ops.cast(hidden, "float32")
         rows, labels, mask = self._rows(ops.cast(target, "int32"), negatives)
         u, logits = _logistic_logits(hidden, ops.cast(self.table, "float32"), rows)
@@ -133,7 +133,7 @@ class SoftmaxOutput(keras.layers.Layer):
         return ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
 
     def call(self, hidden, target):
-        _check_hidden(hidden, target, None)
+        _check_hidden(hidden, target)
         logp = self.log_probs(hidden)
         return -ops.take_along_axis(logp, ops.expand_dims(ops.cast(target, "int32"), -1), axis=-1)[:, 0]
 
@@ -196,7 +196,7 @@ class HierarchicalSoftmax(_BinaryLogisticOutput):
         return nodes, 1.0 - ops.cast(codes, "float32"), mask  # code 0 -> label 1: sigmoid(+x)
 
     def call(self, hidden, target):
-        _check_hidden(hidden, target, None)
+        _check_hidden(hidden, target)
         return self._loss(hidden, target)
 
     def log_probs(self, hidden):
@@ -290,7 +290,7 @@ class NegativeSampling(_BinaryLogisticOutput):
         return rows, labels, mask
 
     def call(self, hidden, target, negatives=None):
-        _check_hidden(hidden, target, None)
+        _check_hidden(hidden, target)
         return self._loss(hidden, target, negatives)
 
     def compute_output_shape(self, hidden_shape, target_shape=None, negatives_shape=None):
