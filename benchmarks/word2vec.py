@@ -91,9 +91,9 @@ def main(argv=None):
 
         buffer = io.BytesIO()
         np.savez_compressed(buffer, ids=ids, sentence_ids=sentence_ids, counts=np.asarray(vocab.counts),
-                                words=np.array(vocab.itos), n_tokens=n_tokens,
-                                wordsim353=np.array(ws, dtype=object).astype(str),
-                                simlex999=np.array(sl, dtype=object).astype(str))
+                            words=np.array(vocab.itos), n_tokens=n_tokens,
+                            wordsim353=np.array(ws, dtype=object).astype(str),
+                            simlex999=np.array(sl, dtype=object).astype(str))
         atomic_write(args.export, buffer.getvalue())
         print(f"wrote {args.export}")
     else:
