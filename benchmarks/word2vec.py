@@ -36,8 +36,8 @@ import numpy as np  # noqa: E402
 
 from word2bert import datasets  # noqa: E402
 from word2bert import word2vec as w2v  # noqa: E402
-from word2bert.evaluation import similarity_spearman  # noqa: E402
-from word2bert.vocab import Vocabulary  # noqa: E402
+from word2bert.metrics import similarity_spearman  # noqa: E402
+from word2bert.text import Vocabulary  # noqa: E402
 
 
 def main(argv=None):
@@ -87,7 +87,7 @@ def main(argv=None):
     if args.export:
         import io
 
-        from word2bert.io import atomic_write
+        from word2bert.course import atomic_write
 
         buffer = io.BytesIO()
         np.savez_compressed(buffer, ids=ids, sentence_ids=sentence_ids, counts=np.asarray(vocab.counts),

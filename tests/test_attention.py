@@ -5,7 +5,8 @@ import pytest
 import keras
 from keras import ops
 
-from word2bert.attention import Attention
+from layer_checks import run_layer_test
+from word2bert.layers import Attention
 
 
 def _softmax(x):
@@ -145,3 +146,49 @@ def test_bad_shapes_and_dtypes_are_one_line_value_errors(query, values, values_m
     for score in ("dot", "general", "additive"):
         with pytest.raises(ValueError, match=match):
             Attention(score)(query, values, values_mask=values_mask)
+
+
+@pytest.mark.parametrize("score", ["dot", "general", "additive"])
+def test_attention_passes_the_shared_layer_test(score, tmp_path):
+    rng = np.random.default_rng(0)
+    query, values = rng.normal(size=(2, 3, 8)).astype("float32"), rng.normal(size=(2, 5, 8)).astype("float32")
+    query_mask = np.array([[True, True, False], [True, True, True]])
+    run_layer_test(Attention, {"score": score, "units": 4, "scale": True}, [query, values], tmp_path,
+                   expected_output_shape=[(2, 3, 8), (2, 3, 5)],
+                   expected_num_trainable_weights={"dot": 0, "general": 1, "additive": 3}[score],
+                   input_mask=query_mask, expected_output_mask=[query_mask, query_mask])
+
+
+def test_masks_flow_through_stacked_layers():
+    # Embedding(mask_zero=True) -> Attention -> a masked layer: the padding mask reaches the layer on top
+    tokens = keras.Input((None,), dtype="int32")
+    memory = keras.Input((None,), dtype="int32")
+    emb = keras.layers.Embedding(10, 4, mask_zero=True)
+    context, weights = Attention("dot")(emb(tokens), emb(memory))
+    pooled = keras.layers.GlobalAveragePooling1D()(context)   # averages over unmasked positions only
+    model = keras.Model([tokens, memory], [pooled, context])
+    q = np.array([[1, 2, 0, 0]], "int32"); m = np.array([[3, 4, 5, 0]], "int32")
+    pooled_out, context_out = (ops.convert_to_numpy(o) for o in model([q, m]))
+    np.testing.assert_allclose(pooled_out[0], context_out[0, :2].mean(axis=0), rtol=1e-5)  # not over 4 rows
+    # and the values' mask (from the Embedding) was applied: the padded memory slot gets no weight
+    _, w = Attention("dot")(emb(ops.convert_to_tensor(q)), emb(ops.convert_to_tensor(m)))
+    assert np.all(ops.convert_to_numpy(w)[0, :, 3] == 0)
+
+
+def test_query_mask_zeros_padded_query_rows():
+    rng = np.random.default_rng(1)
+    q, v = rng.normal(size=(1, 3, 4)).astype("float32"), rng.normal(size=(1, 2, 4)).astype("float32")
+    context, w = Attention("dot")(q, v, query_mask=np.array([[True, False, True]]))
+    w, context = ops.convert_to_numpy(w), ops.convert_to_numpy(context)
+    assert np.all(w[0, 1] == 0) and np.all(context[0, 1] == 0) and np.allclose(w[0, [0, 2]].sum(-1), 1)
+
+
+def test_scaling_uses_the_query_size_when_query_and_values_differ():
+    # general score with d_query = 9 and d_values = 4: scores are divided by sqrt(9) = 3, not sqrt(4)
+    rng = np.random.default_rng(5)
+    q = rng.normal(size=(1, 2, 9)).astype("float32")
+    v = rng.normal(size=(1, 3, 4)).astype("float32")
+    layer = Attention("general", scale=True)
+    _, w = layer(q, v)
+    e = q[0] @ (v[0] @ ops.convert_to_numpy(layer.w_a)).T
+    np.testing.assert_allclose(ops.convert_to_numpy(w)[0], _softmax(e / 3.0), rtol=1e-4, atol=1e-6)

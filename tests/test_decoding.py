@@ -120,3 +120,83 @@ def test_step_function_mistakes_get_clear_errors():
                     max_len=3, beam_width=2)
     with pytest.raises(ValueError, match="alpha"):
         beam_search(nan_step, state, 2, start_id=0, end_id=1, max_len=3, alpha=float("nan"))
+
+
+# --------------------------------------------- beam search against a plain reference implementation
+def _random_model(seed, vocab):
+    """p(next | prefix) drawn afresh for every prefix (a dict keeps them fixed); START never comes next."""
+    rng, table = np.random.default_rng(seed), {}
+
+    def probs(prefix):
+        key = tuple(int(t) for t in prefix)
+        if key not in table:
+            p = rng.dirichlet(np.full(vocab - 1, 0.7))
+            table[key] = np.concatenate([[0.0], p])
+        return table[key]
+
+    def step(state, last_tokens):
+        prefix, length = state["prefix"].copy(), state["length"].copy()
+        rows = np.flatnonzero(last_tokens != START)
+        prefix[rows, length[rows]] = last_tokens[rows]
+        length[rows] += 1
+        with np.errstate(divide="ignore"):
+            log_probs = np.log(np.stack([probs(prefix[r, : length[r]]) for r in range(len(length))]))
+        return log_probs, {"prefix": prefix, "length": length}
+
+    return probs, step
+
+
+def _reference_beam(probs, vocab, k, max_len, alpha):
+    """Beam search as the docstring states it, on lists: a finished hypothesis keeps its score and length."""
+    def score(h):
+        return h[1] / length_penalty(len(h[0]), alpha)
+    beams, candidates = [((), 0.0, False)], []
+    for _ in range(max_len):
+        extended = []
+        for seq, logp, done in beams:
+            if done:
+                extended.append((seq, logp, True))
+                continue
+            p = probs(seq)
+            extended += [(seq + (t,), logp + np.log(p[t]), t == END) for t in range(vocab) if p[t] > 0]
+        beams = sorted(extended, key=score, reverse=True)[:k]
+        candidates += [h for h in beams if h[2] and h not in candidates]
+        if all(h[2] for h in beams):
+            break
+    candidates += [h for h in beams if not h[2]]
+    best = max(candidates, key=score)
+    return [t for t in best[0] if t != END], score(best)
+
+
+@pytest.mark.parametrize("alpha", [0.6, 1.0])
+def test_beam_search_equals_a_reference_implementation_with_a_narrow_beam(alpha):
+    # beam width 2 over 5 tokens: which hypotheses survive matters, so a finished hypothesis whose
+    # length (and so its normalised score) kept growing would crowd out others and change results
+    vocab, k, max_len = 5, 2, 5
+    for seed in range(40):
+        probs, step = _random_model(seed, vocab)
+        expected, expected_score = _reference_beam(probs, vocab, k, max_len, alpha)
+        (out,), score = beam_search(step, _init(1), 1, START, END, max_len, beam_width=k, alpha=alpha,
+                                    return_scores=True)
+        assert out == expected, seed
+        np.testing.assert_allclose(score, expected_score, rtol=1e-9)
+
+
+def test_sampling_draws_from_the_tempered_distribution_and_stops_at_the_end_token():
+    from word2bert.decoding import sample_search
+    p = np.array([0.0, 0.1, 0.6, 0.3])            # 0 = start, 1 = end
+
+    def step(state, last):
+        return np.log(np.tile(p, (len(last), 1)) + 1e-300), state
+
+    draws = sample_search(step, {}, 4000, 0, None, 1, temperature=1.0, seed=0)
+    freq = np.bincount([d[0] for d in draws], minlength=4) / 4000
+    np.testing.assert_allclose(freq, p, atol=0.025)
+    sharp = p ** 2 / (p ** 2).sum()                  # temperature 0.5 squares the probabilities
+    draws = sample_search(step, {}, 4000, 0, None, 1, temperature=0.5, seed=0)
+    np.testing.assert_allclose(np.bincount([d[0] for d in draws], minlength=4) / 4000, sharp, atol=0.025)
+    runs = sample_search(step, {}, 50, 0, 1, 30, seed=3)
+    assert runs == sample_search(step, {}, 50, 0, 1, 30, seed=3)        # same seed, same samples
+    assert all(1 not in r for r in runs) and any(len(r) < 30 for r in runs)
+    with pytest.raises(ValueError, match="temperature"):
+        sample_search(step, {}, 1, 0, 1, 3, temperature=0)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from word2bert import datasets
+from word2bert.datasets import translation
 from word2bert.datasets import CorpusNotFoundError, SentencePair, ding_de_en, tatoeba_pairs
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -24,8 +25,8 @@ def _b64(n):
 
 def test_dictd_number_by_hand():
     # "BOQXT": B=1, O=14, Q=16, X=23, T=19 in base 64
-    assert datasets._dictd_number("BOQXT") == (((1 * 64 + 14) * 64 + 16) * 64 + 23) * 64 + 19
-    assert datasets._dictd_number("A") == 0 and datasets._dictd_number("/") == 63
+    assert translation._dictd_number("BOQXT") == (((1 * 64 + 14) * 64 + 16) * 64 + 23) * 64 + 19
+    assert translation._dictd_number("A") == 0 and translation._dictd_number("/") == 63
 
 
 def _write_dict(tmp_path, entries):
@@ -56,7 +57,7 @@ ENTRIES = [
 
 
 def test_entries_are_delimited_by_the_index(tmp_path):
-    entries = datasets._ding_entries(*_write_dict(tmp_path, ENTRIES))
+    entries = translation._ding_entries(*_write_dict(tmp_path, ENTRIES))
     assert ("Hund", "dog") in entries
     assert ("Bitte nehmen Sie Ihren Abfall mit und verschmutzen Sie nichts!",
             "Take your rubbish home and never litter, please!") in entries
@@ -64,7 +65,7 @@ def test_entries_are_delimited_by_the_index(tmp_path):
 
 
 def test_pairs_keep_sentences_and_clean_them(tmp_path):
-    pairs = datasets._ding_pairs_from(datasets._ding_entries(*_write_dict(tmp_path, ENTRIES)))
+    pairs = translation._ding_pairs_from(translation._ding_entries(*_write_dict(tmp_path, ENTRIES)))
     assert pairs == [
         SentencePair("Bitte nehmen Sie Ihren Abfall mit und verschmutzen Sie nichts!",
                      "Take your rubbish home and never litter, please!"),
@@ -99,7 +100,7 @@ def test_real_split_is_fixed_disjoint_and_large_enough(ding):
     for p in everything[::50]:
         assert p.source[-1] in ".!?" and p.target[-1] in ".!?" and len(p.source.split()) >= 3
         assert not any(c in p.source + p.target for c in "[]{}<>/’")
-        assert datasets._ding_split_of(p.source) in ("train", "valid", "test")
+        assert translation._ding_split_of(p.source) in ("train", "valid", "test")
     assert SentencePair("Ist noch Tee übrig?", "Is there any tea left?") in everything
 
 

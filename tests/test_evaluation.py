@@ -4,14 +4,14 @@ import numpy as np
 import pytest
 
 from word2bert import datasets
-from word2bert.evaluation import (
+from word2bert.metrics import (
     analogy_accuracy,
     as_keyed_vectors,
     nearest_neighbours,
     random_baseline_vectors,
     similarity_spearman,
 )
-from word2bert.vocab import Vocabulary
+from word2bert.text import Vocabulary
 
 
 def _pair_vectors(pairs, drop_every=7, dim=20, seed=1):

@@ -11,7 +11,7 @@ import keras
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from layer_checks import check_layer
+from layer_checks import run_layer_test
 
 from word2bert.glove import (GloVe, GloVeLoss, cooccurrence_matrix, cooccurrence_triples, glove_loss,
                              glove_weight, lsa_vectors, ppmi)
@@ -136,11 +136,19 @@ def test_glove_config_and_save_round_trip(tmp_path):
         GloVe(vocab_size=3, embedding_dim=0)
 
 
-def test_glove_shared_layer_checks(tmp_path):
-    # config round trip, .keras save/load inside a functional model, finite under mixed float16 / bfloat16
-    out = check_layer(lambda: GloVe(vocab_size=7, embedding_dim=4), [np.array([[0, 6], [3, 3]], dtype="int32")],
-                      tmp_path=tmp_path)
-    assert out[0].shape == (2,) and out[0].dtype == np.float32
+def test_glove_passes_the_shared_layer_test(tmp_path):
+    pairs = np.array([[0, 6], [3, 3], [2, 5]], dtype="int32")
+    counts = np.array([3.0, 1.0, 40.0], dtype="float32")
+    out = run_layer_test(GloVe, {"vocab_size": 7, "embedding_dim": 4, "init_scale": 0.5}, [pairs], tmp_path,
+                         expected_output_shape=(3,), expected_num_trainable_weights=4, fit_data=(pairs, counts),
+                         compile_kwargs={"optimizer": keras.optimizers.Adagrad(0.5), "loss": GloVeLoss()})
+    assert out[0].dtype == np.float32
+
+
+def test_glove_loss_config_round_trip():
+    loss = GloVeLoss(x_max=50.0, alpha=0.5, reduction="sum_over_batch_size")
+    again = GloVeLoss.from_config(loss.get_config())
+    assert again.get_config() == loss.get_config() and again.x_max == 50.0 and again.alpha == 0.5
 
 
 def test_training_decreases_loss_monotonically():
@@ -184,3 +192,17 @@ def test_lsa_vectors_match_dense_svd():
     np.testing.assert_allclose(vectors @ vectors.T, ref @ ref.T, atol=1e-4)
     with pytest.raises(ValueError, match="embedding_dim"):
         lsa_vectors(m, embedding_dim=30)
+
+
+def test_loss_and_weight_follow_non_default_x_max_and_alpha():
+    # f(x) = min(1, (x / x_max)^alpha): with x_max = 10, alpha = 0.5, f(2.5) = 0.5 and f(40) = 1
+    counts, scores = np.array([2.5, 40.0]), np.array([1.0, 2.0])
+    f = keras.ops.convert_to_numpy(glove_weight(counts, x_max=10.0, alpha=0.5))
+    np.testing.assert_allclose(f, [0.5, 1.0], rtol=1e-6)
+    expected = f * (scores - np.log(counts)) ** 2
+    terms = keras.ops.convert_to_numpy(glove_loss(counts, scores, x_max=10.0, alpha=0.5))
+    np.testing.assert_allclose(terms, expected, rtol=1e-5)
+    total = float(keras.ops.convert_to_numpy(GloVeLoss(x_max=10.0, alpha=0.5)(counts, scores)))
+    np.testing.assert_allclose(total, expected.sum(), rtol=1e-5)
+    default = float(keras.ops.convert_to_numpy(GloVeLoss()(counts, scores)))
+    assert abs(default - total) > 0.1  # the paper's x_max = 100, alpha = 3/4 weigh these pairs differently

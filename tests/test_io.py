@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from word2bert.io import atomic_write
+from word2bert.course import atomic_write
 
 
 def test_atomic_write_replaces_whole_file(tmp_path):

@@ -58,3 +58,9 @@ def test_single_strings_are_rejected_not_split_into_characters():
         corpus_bleu("the cat", ["the cat"])
     with pytest.raises(TypeError, match="references must be"):
         corpus_bleu(["the cat"], "the cat")
+
+
+def test_lowercase_is_passed_to_sacrebleu():
+    hyp, ref = ["The Cat sat on the Mat today ."], [["the cat sat on the mat today ."]]
+    assert corpus_bleu(hyp, ref, lowercase=True) == pytest.approx(100.0)
+    assert corpus_bleu(hyp, ref) < 60.0

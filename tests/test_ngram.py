@@ -1,10 +1,11 @@
+import collections
 import math
 
 import numpy as np
 import pytest
 
 from word2bert import datasets
-from word2bert.ngram import NGramLM, ngram_statistics
+from word2bert.lm import NGramLM, ngram_statistics
 
 
 def test_mle_bigram_sentence_probability_by_hand(toy_corpus):
@@ -118,3 +119,72 @@ def test_strings_instead_of_token_lists_are_rejected(toy_corpus):
         lm.sentence_logprob("the cat")
     with pytest.raises(ValueError, match="orders"):
         ngram_statistics(toy_corpus, toy_corpus, orders=(0,))
+
+
+# ---------------------------------------------------------- KN against a second implementation
+KN3_PTB_SLICE_PERPLEXITY = 387.26653007952933  # PTB train[:3000] -> valid[:500]
+
+
+def _reference_kneser_ney(train, n, eos):
+    """Interpolated modified Kneser-Ney written from Chen & Goodman (1998), section 3 / eq. 26,
+    independently of the library: plain dicts, a recursion over orders, the counts recomputed."""
+    raw = collections.Counter()
+    vocab = set()
+    for sentence in train:
+        seq = ["<s>", *sentence, eos]
+        vocab.update(seq[1:])
+        for i in range(1, len(seq)):
+            for m in range(1, n + 1):
+                if i - m + 1 >= 0:
+                    raw[tuple(seq[i - m + 1:i + 1])] += 1
+    left = collections.defaultdict(set)  # distinct words seen before each gram
+    for gram in raw:
+        if len(gram) > 1:
+            left[gram[1:]].add(gram[0])
+    def count(gram):  # the count KN uses at this order
+        if len(gram) == n or gram[0] == "<s>":
+            return raw.get(gram, 0)
+        return len(left.get(gram, ()))
+    by_order = collections.defaultdict(dict)
+    for gram in raw:
+        by_order[len(gram)][gram] = count(gram)
+    discounts = {}
+    for m, grams in by_order.items():
+        n_c = collections.Counter(c for c in grams.values() if c <= 4)
+        y = n_c[1] / (n_c[1] + 2 * n_c[2])
+        discounts[m] = (0.0, 1 - 2 * y * n_c[2] / n_c[1], 2 - 3 * y * n_c[3] / n_c[2], 3 - 4 * y * n_c[4] / n_c[3])
+    followers = collections.defaultdict(list)  # history -> counts of the grams that extend it
+    for m, grams in by_order.items():
+        for gram, c in grams.items():
+            followers[gram[:-1]].append(c)
+    def disc(m, c):
+        return discounts[m][min(c, 3)]
+    def prob(word, history):
+        if history is None:
+            return 1.0 / len(vocab)
+        lower = prob(word, history[1:] if history else None)
+        after = followers.get(history)
+        if not after:
+            return lower
+        total = sum(after)
+        m = len(history) + 1
+        c = count(history + (word,)) if history + (word,) in raw else 0
+        gamma = sum(disc(m, x) for x in after) / total
+        return max(c - disc(m, c), 0) / total + gamma * lower
+    def perplexity(sentences):
+        logs = []
+        for sentence in sentences:
+            seq = ["<s>", *sentence, eos]
+            for i in range(1, len(seq)):
+                logs.append(math.log(prob(seq[i], tuple(seq[max(0, i - n + 1):i]))))
+        return math.exp(-sum(logs) / len(logs))
+    return perplexity
+
+
+def test_kneser_ney_trigram_on_a_ptb_slice_equals_a_second_implementation_and_a_pinned_value():
+    train, valid = datasets.ptb("train")[:3000], datasets.ptb("valid")[:500]
+    ours = NGramLM(3, "kneser_ney", eos="<eos>").fit(train).perplexity(valid)
+    reference = _reference_kneser_ney(train, 3, "<eos>")(valid)
+    assert ours == pytest.approx(reference, rel=1e-9)
+    # the same number, pinned: a change in counting, discounts or back-off moves it
+    assert ours == pytest.approx(KN3_PTB_SLICE_PERPLEXITY, rel=1e-6)

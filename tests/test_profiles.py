@@ -1,7 +1,7 @@
 import pytest
 
 import word2bert
-from word2bert.profiles import pick, profile
+from word2bert.course.profiles import pick, profile
 
 
 def test_env_var_selects_profile(monkeypatch):
@@ -21,9 +21,9 @@ def test_unknown_profile_is_a_one_line_error_that_says_what_to_do(monkeypatch):
 
 def test_default_without_gpu_is_cpu(monkeypatch):
     monkeypatch.delenv("W2B_PROFILE", raising=False)
-    monkeypatch.setattr(word2bert.profiles, "_gpu_visible", lambda: False)
+    monkeypatch.setattr(word2bert.course.profiles, "_gpu_visible", lambda: False)
     assert profile() == "cpu"
-    monkeypatch.setattr(word2bert.profiles, "_gpu_visible", lambda: True)
+    monkeypatch.setattr(word2bert.course.profiles, "_gpu_visible", lambda: True)
     assert profile() == "gpu"
 
 

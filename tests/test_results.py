@@ -3,7 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from word2bert.results import report
+from word2bert.course.results import report
 
 
 def test_report_prints_one_parseable_line(capsys):
@@ -33,10 +33,10 @@ def test_report_rejects_unknown_profile():
 
 
 def test_device_name_comes_from_the_profiles_gpu_probe(monkeypatch):
-    import word2bert.profiles
-    from word2bert.results import device_name
+    import word2bert.course.profiles
+    from word2bert.course.results import device_name
 
-    monkeypatch.setattr(word2bert.profiles, "gpu_name", lambda: "gpu:H200")
+    monkeypatch.setattr(word2bert.course.profiles, "gpu_name", lambda: "gpu:H200")
     assert device_name() == "gpu:H200"
-    monkeypatch.setattr(word2bert.profiles, "gpu_name", lambda: None)
+    monkeypatch.setattr(word2bert.course.profiles, "gpu_name", lambda: None)
     assert device_name() == "cpu"

@@ -7,7 +7,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from word2bert import runner
+from word2bert.course import runner
 
 
 def _write(path, *sources):
@@ -73,3 +73,14 @@ def test_cli_reports_bad_profile_in_one_line(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.strip().count("\n") == 0
     assert "unknown W2B_PROFILE 'huge'" in proc.stderr and "export W2B_PROFILE=cpu" in proc.stderr
+
+
+def test_cli_terminal_shows_no_backend_start_up_logs(tmp_path):
+    # no W2B_PROFILE: the runner asks the backend for a GPU, which imports TensorFlow; its C++ start-up
+    # lines (cuInit, oneDNN, absl) must not reach the terminal
+    env = {k: v for k, v in os.environ.items() if k not in ("W2B_PROFILE", "TF_CPP_MIN_LOG_LEVEL")}
+    proc = subprocess.run([sys.executable, "-m", "word2bert", "run", "--chapters-dir", str(tmp_path)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("word2bert: "), proc.stderr

@@ -1,11 +1,14 @@
 """Tests for word2bert.seq2seq: tokenizer round trip, teacher-forcing arrays by hand, and
 the decoding step function agreeing with the teacher-forced training model."""
+import keras
 import numpy as np
 import pytest
 from keras import ops
 
-from word2bert.seq2seq import SPECIALS, Seq2Seq, detokenize, encode_pairs, group_references, tokenize
-from word2bert.vocab import Vocabulary
+from layer_checks import run_layer_test
+from word2bert.seq2seq import (SPECIALS, Seq2Seq, detokenize, encode_pairs, evaluate_translation, group_references,
+                               prepare_translation, tokenize, train_seq2seq)
+from word2bert.text import Vocabulary
 
 
 def test_tokenize_and_detokenize():
@@ -41,7 +44,7 @@ def test_step_function_matches_teacher_forced_model(attention, scale):
     src = rng.integers(1, 20, size=(3, 6)).astype("int32")
     src[0, 4:] = 0  # padding
     dec_in = rng.integers(1, 15, size=(3, 4)).astype("int32")
-    logits = ops.convert_to_numpy(m.model([src, dec_in]))
+    logits = ops.convert_to_numpy(m((src, dec_in)))
     expected = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
     state = m.encode(src)
     for t in range(dec_in.shape[1]):
@@ -49,4 +52,67 @@ def test_step_function_matches_teacher_forced_model(attention, scale):
         np.testing.assert_allclose(log_probs, expected[:, t], rtol=1e-4, atol=1e-4)
     # extra padding columns change nothing (the encoder and the attention both mask them)
     src2 = np.concatenate([src, np.zeros((3, 3), "int32")], axis=1)
-    np.testing.assert_allclose(ops.convert_to_numpy(m.model([src2, dec_in])), logits, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(m((src2, dec_in))), logits, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("attention", [None, "general"])
+def test_seq2seq_passes_the_shared_layer_test(attention, tmp_path):
+    rng = np.random.default_rng(1)
+    src = rng.integers(1, 20, size=(3, 6)).astype("int32")
+    src[0, 4:] = 0
+    dec_in = rng.integers(1, 15, size=(3, 4)).astype("int32")
+    target = rng.integers(1, 15, size=(3, 4)).astype("int32")
+    # embeddings 2 + GRUs 2 x 3 + combine 2 + logits 2 (+ general's W_a)
+    run_layer_test(Seq2Seq, {"src_vocab_size": 20, "tgt_vocab_size": 15, "embedding_dim": 8, "units": 12,
+                             "attention": attention, "dropout": 0.1, "attention_scale": True},
+                   [(src, dec_in)], tmp_path, expected_output_shape=(3, 4, 15),
+                   expected_num_trainable_weights=12 + (attention == "general"),
+                   fit_data=((src, dec_in), target),
+                   compile_kwargs={"optimizer": keras.optimizers.SGD(0.5),
+                                   "loss": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
+
+
+def test_seq2seq_fits_directly_and_attention_weights_need_attention():
+    m = Seq2Seq(10, 9, embedding_dim=4, units=6, attention=None)
+    with pytest.raises(ValueError, match="no attention"):
+        m.attention_weights(np.ones((1, 3), "int32"), np.ones((1, 2), "int32"))
+    a = Seq2Seq(10, 9, embedding_dim=4, units=6, attention="dot")
+    w = a.attention_weights(np.array([[3, 4, 0]], "int32"), np.array([[1, 2]], "int32"))
+    assert w.shape == (1, 2, 3) and np.all(w[..., 2] == 0) and np.allclose(w.sum(-1), 1.0, atol=1e-6)
+
+
+def _toy_splits():
+    train = [("ich bin müde.", "i am tired."), ("du bist müde.", "you are tired."), ("ich bin hier.", "i am here."),
+             ("du bist hier.", "you are here."), ("das ist ein sehr langer satz mit vielen worten.", "too long.")] * 4
+    test = [("ich bin müde.", "i am tired."), ("ich bin müde.", "I'm tired."), ("du bist hier.", "you are here.")]
+    return {"train": train, "valid": train[:4], "test": test}
+
+
+def test_prepare_translation_caps_lengths_groups_references_and_encodes():
+    data = prepare_translation(_toy_splits(), max_len=5, src_vocab_size=50, tgt_vocab_size=50)
+    assert len(data.train_pairs) == 16 and all(len(s) <= 5 for s, _ in data.train_pairs)  # the long pair is cut
+    assert data.test_sources == ["ich bin müde.", "du bist hier."]
+    assert data.test_refs == [["i am tired.", "i'm tired."], ["you are here."]]
+    assert data.x_train.dtype == np.int32 and data.x_train.shape[0] == 16
+    (x, din), dout = data.train
+    assert din[0, 0] == data.bos_id and data.eos_id in dout[0] and data.tgt_vocab.itos[data.bos_id] == "<s>"
+    assert data.source_lengths() == [4, 4] and "train 16 pairs" in data.summary()
+    sub = prepare_translation(_toy_splits(), 5, 50, 50, train_pairs=3, rng=np.random.default_rng(0))
+    assert len(sub.train_pairs) == 3
+    with pytest.raises(ValueError, match="rng"):
+        prepare_translation(_toy_splits(), 5, 50, 50, train_pairs=3)
+    with pytest.raises(ValueError, match="lacks"):
+        prepare_translation({"train": []}, 5, 50, 50)
+
+
+def test_train_and_evaluate_translation_pipeline():
+    data = prepare_translation(_toy_splits(), max_len=5, src_vocab_size=50, tgt_vocab_size=50, min_count=1)
+    keras.utils.set_random_seed(0)
+    model = Seq2Seq(len(data.src_vocab), len(data.tgt_vocab), embedding_dim=8, units=16, attention="dot")
+    history, seconds = train_seq2seq(model, data, epochs=40, patience=40, learning_rate=0.02, batch_size=8, verbose=0)
+    assert history["loss"][-1] < 0.5 * history["loss"][0] and seconds > 0
+    result = evaluate_translation(model, data)
+    assert result["hypotheses"][1] == "you are here." and result["bleu"] > 50
+    assert sum(n for _, n in result["buckets"].values()) == 2
+    with pytest.raises(ValueError, match="patience"):
+        train_seq2seq(model, data, epochs=1, patience=0, learning_rate=0.01, batch_size=8)

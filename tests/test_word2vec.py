@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from layer_checks import run_layer_test
 from word2bert import word2vec as w2v
 
 
@@ -190,7 +191,7 @@ def test_train_word2vec_learns_cooccurrence(optimizer, lr):
     rng = np.random.default_rng(0)
     sents = [list(rng.choice(["a", "b", "c", "d"], 8)) for _ in range(300)] + \
             [list(rng.choice(["w", "x", "y", "z"], 8)) for _ in range(300)]
-    from word2bert.vocab import Vocabulary
+    from word2bert.text import Vocabulary
     vocab = Vocabulary(sents, specials=("<pad>",), unk_token=None)
     ids, sid = w2v.encode_sentences(sents, vocab)
     model = w2v.SkipGram(len(vocab), 8, "negative", counts=vocab.counts, seed=0)
@@ -338,3 +339,92 @@ def test_train_word2vec_rejects_ids_outside_the_vocabulary():
         w2v.train_word2vec(model, ids, sid, epochs=1, sample=-1)
     with pytest.raises(ValueError, match="sample"):
         w2v.subsample_keep_prob([1, 2, 3], float("nan"))
+
+
+# ------------------------------------------------------- the shared layer test
+_COUNTS = [float(c) for c in np.arange(12, 0, -1)]
+
+
+@pytest.mark.parametrize("cls, kwargs, n_args", [
+    (w2v.SoftmaxOutput, {"vocab_size": 12}, 2),
+    (w2v.HierarchicalSoftmax, {"counts": _COUNTS}, 2),
+    (w2v.NegativeSampling, {"counts": _COUNTS, "num_negatives": 3, "power": 0.75, "seed": 0}, 3),
+])
+def test_output_layers_pass_the_shared_layer_test(cls, kwargs, n_args, tmp_path):
+    rng = np.random.default_rng(0)
+    args = [rng.normal(size=(4, 5)).astype("float32"), np.array([1, 5, 7, 11], "int32"),
+            rng.integers(0, 12, (4, 3)).astype("int32")][:n_args]
+    run_layer_test(cls, kwargs, args, tmp_path, expected_output_shape=(4,), expected_num_trainable_weights=1)
+
+
+@pytest.mark.parametrize("cls, output", [(w2v.SkipGram, "negative"), (w2v.CBOW, "hierarchical")])
+def test_models_pass_the_shared_layer_test(cls, output, tmp_path):
+    rng = np.random.default_rng(0)
+    if cls is w2v.SkipGram:
+        x = (rng.integers(1, 12, 8).astype("int32"), rng.integers(1, 12, 8).astype("int32"),
+             rng.integers(1, 12, (8, 3)).astype("int32"))
+    else:
+        ctx = rng.integers(1, 12, (8, 4)).astype("int32"); ctx[:, 3] = 0
+        x = (ctx, rng.integers(1, 12, 8).astype("int32"))
+    kwargs = {"vocab_size": 12, "embedding_dim": 6, "output": output, "counts": _COUNTS, "num_negatives": 3, "seed": 0}
+    run_layer_test(cls, kwargs, [x], tmp_path, expected_output_shape=(8,), expected_num_trainable_weights=2,
+                   fit_data=(x,), compile_kwargs={"optimizer": keras.optimizers.SGD(1.0)})
+
+
+# ------------------------------------------------------- one fit over a redrawing dataset
+def _toy_stream():
+    rng = np.random.default_rng(3)
+    sents = [list(rng.choice(list("abcdefgh"), 9)) for _ in range(60)]
+    from word2bert.text import Vocabulary
+    vocab = Vocabulary(sents, specials=("<pad>",), unk_token=None)
+    return vocab, *w2v.encode_sentences(sents, vocab)
+
+
+def test_word2vec_dataset_redraws_every_epoch_with_a_fixed_number_of_full_batches():
+    vocab, ids, sid = _toy_stream()
+    keep = w2v.subsample_keep_prob(vocab.counts, 0.05)
+    data = w2v.Word2VecDataset(ids, sid, "skipgram", 3, 64, keep_prob=keep,
+                               negative_probs=w2v.unigram_probs(vocab.counts), num_negatives=4, seed=0)
+    steps = len(data)
+    first = [np.concatenate(v) for v in zip(*(data[i][0] for i in range(steps)))]
+    assert all(len(b) == 64 for i in range(steps) for b in data[i][0])
+    assert first[2].shape == (steps * 64, 4) and first[2].dtype == np.int32
+    data.on_epoch_end()
+    second = [np.concatenate(v) for v in zip(*(data[i][0] for i in range(steps)))]
+    assert len(data) == steps and data.epochs_drawn == 2
+    assert not np.array_equal(first[0], second[0])          # a fresh subsample, windows and shuffle
+    again = w2v.Word2VecDataset(ids, sid, "skipgram", 3, 64, keep_prob=keep,
+                                negative_probs=w2v.unigram_probs(vocab.counts), num_negatives=4, seed=0)
+    assert np.array_equal(again[0][0][0], data.__class__(ids, sid, "skipgram", 3, 64, keep_prob=keep,
+                          negative_probs=w2v.unigram_probs(vocab.counts), num_negatives=4, seed=0)[0][0][0])
+    with pytest.raises(IndexError):
+        data[steps]
+    with pytest.raises(ValueError, match="architecture"):
+        w2v.Word2VecDataset(ids, sid, "glove", 3, 64)
+
+
+def test_train_word2vec_is_one_fit_with_a_log_and_callbacks(capsys):
+    vocab, ids, sid = _toy_stream()
+    seen = []
+
+    class Record(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            seen.append((epoch, logs["loss"]))
+
+    model = w2v.SkipGram(len(vocab), 8, "negative", counts=vocab.counts, seed=0)
+    out = w2v.train_word2vec(model, ids, sid, epochs=3, window_size=2, sample=0, batch_size=64, verbose=2,
+                             callbacks=[Record()])
+    assert [e for e, _ in seen] == [0, 1, 2]                 # one fit: the callback saw every epoch
+    assert out["history"].history["loss"] == out["loss"] and len(out["epoch_seconds"]) == 3
+    assert capsys.readouterr().out.count("Epoch ") == 3       # verbose=2: one line per epoch
+
+
+def test_gensim_reference_maps_our_argument_names():
+    pytest.importorskip("gensim")
+    sents = [["a", "b", "c", "d"]] * 30
+    model, seconds = w2v.gensim_word2vec(sents, "cbow", "hierarchical", embedding_dim=7, window_size=2, min_count=1,
+                                         sample=0, epochs=2, learning_rate=0.03, seed=1, workers=1)
+    assert (model.sg, model.hs, model.negative, model.cbow_mean, model.vector_size, model.window) == (0, 1, 0, 1, 7, 2)
+    assert model.alpha == 0.03 and model.epochs == 2 and seconds >= 0
+    with pytest.raises(ValueError, match="architecture"):
+        w2v.gensim_word2vec(sents, "glove")

@@ -1,25 +1,41 @@
 """word2bert: the Keras 3 library behind the word2bert course.
 
 From n-gram language models through word2vec, GloVe, seq2seq with attention and the
-Transformer to BERT. Each module implements one concept that a chapter derives:
+Transformer to BERT. The packages, in the order data flows through them (each imports only
+from the ones above it; a test checks this):
 
-- ``word2bert.profiles``  -- ``profile()`` / ``pick()``: the ci / cpu / gpu size profiles.
-- ``word2bert.datasets``  -- real, offline corpora (PTB, Wikipedia sample, similarity sets, Ding de-en).
-- ``word2bert.vocab``     -- ``Vocabulary``: token <-> id with ``<unk>`` handling.
-- ``word2bert.ngram``     -- n-gram models (MLE, add-k, interpolated Kneser-Ney).
-- ``word2bert.lm``        -- NNLM and LSTM language models, the ``Perplexity`` metric.
-- ``word2bert.word2vec``  -- skip-gram and CBOW with softmax, hierarchical softmax, negative sampling
-  (data in ``word2vec_data``, layers in ``word2vec_layers``).
-- ``word2bert.evaluation`` -- word-similarity and analogy evaluation of word vectors.
-- ``word2bert.glove``     -- co-occurrence counts, GloVe, PPMI and LSA.
-- ``word2bert.attention``, ``seq2seq``, ``decoding``, ``metrics``, ``plots`` -- translation.
-- ``word2bert.results``, ``runner`` -- the results contract and the course runner.
+- ``word2bert.course``   -- profiles (``pick``), the ``W2B_RESULTS`` contract, the runner, atomic files.
+- ``word2bert.datasets`` -- real, offline corpora (PTB, Wikipedia sample, similarity sets, Ding de-en).
+- ``word2bert.text``     -- the special tokens, ``Vocabulary``, the word tokenizer.
+- ``word2bert.layers``   -- shared Keras layers (``Attention``).
+- ``word2bert.decoding`` -- greedy, beam and sampling search over any step function.
+- ``word2bert.metrics``  -- perplexity, BLEU, word-vector evaluation.
+- models: ``word2bert.lm`` (n-grams, NNLM, LSTM), ``word2bert.word2vec``, ``word2bert.glove``,
+  ``word2bert.seq2seq``; no model package imports another.
+- ``word2bert.plots``    -- the figures the chapters share.
+- ``word2bert.setup``    -- a chapter's set-up call (profile, seeds, quiet logging).
 
-Submodules are not imported by ``import word2bert`` (import them by name, e.g.
-``from word2bert import lm``), so that importing the package stays cheap and does not
-start a deep-learning backend.
+``import word2bert`` stays cheap: it starts no deep-learning backend. Import a package by name
+(``from word2bert.word2vec import SkipGram``). Loading a saved ``.keras`` model needs the
+package that defines its classes imported first (``import word2bert.word2vec``); ``setup`` and
+every package import register their classes with Keras.
 """
-from word2bert.profiles import PROFILES, pick, profile
+import os
+
+# TensorFlow prints start-up logs (CUDA probing, oneDNN notes) to stderr when it is first
+# imported; a course's notebooks show them in every chapter. Only a default: set it yourself
+# to see them.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+from word2bert.course.profiles import PROFILES, pick, profile  # noqa: E402
 
 __version__ = "0.1.0"
-__all__ = ["PROFILES", "pick", "profile", "__version__"]
+__all__ = ["PROFILES", "pick", "profile", "setup", "__version__"]
+
+
+def __getattr__(name):
+    if name == "setup":  # imported on first use: it loads Keras
+        from word2bert.chapter import setup
+
+        return setup
+    raise AttributeError(f"module 'word2bert' has no attribute {name!r}")

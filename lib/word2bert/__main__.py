@@ -20,7 +20,7 @@ def main(argv=None) -> int:
     table.add_argument("--chapters-dir", default="chapters")
     args = parser.parse_args(argv)
 
-    from word2bert import runner
+    from word2bert.course import runner
 
     try:
         if args.command == "run":

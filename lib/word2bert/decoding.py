@@ -1,6 +1,6 @@
-"""Greedy and beam-search decoding for any autoregressive model.
+"""Greedy search, beam search and sampling for any autoregressive model.
 
-Both searches only see a *step function*::
+All three only see a *step function*::
 
     step_fn(state, last_tokens) -> (log_probs, new_state)
 
@@ -9,8 +9,8 @@ Both searches only see a *step function*::
 ``state`` any nest (dict / tuple / list) of arrays whose first axis is the batch. Beam
 search reorders and repeats rows of the state, so every array in it must have that
 leading batch axis (an RNN's hidden state, the encoder outputs and source mask, a
-Transformer's prefix). The seq2seq chapter's GRU and the Transformer chapter use the
-same two functions.
+Transformer's prefix). The LSTM language model, the seq2seq GRU and the Transformer use the
+same functions.
 
 Length normalisation (beam search): hypotheses are ranked by
 ``log P(Y) / lp(Y)`` with GNMT's ``lp(Y) = ((5 + |Y|) / 6) ** alpha`` (Wu et al. 2016,
@@ -76,12 +76,56 @@ def greedy_search(step_fn, state, batch_size: int, start_id: int, end_id: int, m
     for _ in range(max_len):
         log_probs, state = step_fn(state, tokens)
         tokens = _checked_log_probs(log_probs, batch_size, end_id).argmax(axis=-1).astype(np.int32)
+        if _record(tokens, done, outputs, end_id):
+            break
+    return outputs
+
+
+def _record(tokens, done, outputs, end_id) -> bool:
+    """Append each live row's token to its output, or finish the row at ``end_id``; True when all are done."""
+    for row in np.flatnonzero(~done):
+        if end_id is not None and tokens[row] == end_id:
+            done[row] = True
+        else:
+            outputs[row].append(int(tokens[row]))
+    return bool(done.all())
+
+
+def sample_search(step_fn, state, batch_size: int, start_id: int, end_id: int | None, max_len: int,
+                  temperature: float = 1.0, seed: int = 0) -> list[list[int]]:
+    """Decode by drawing every token from the model's distribution, sharpened by a temperature.
+
+    At each step a row draws token ``w`` with probability ``softmax(log_probs / temperature)[w]``
+    (``temperature`` 1: the model's own distribution; below 1: greedier).
+
+    Args:
+        step_fn, state, batch_size, start_id: as ``greedy_search``.
+        end_id: the stop token (a row stops when it draws it), or None to always draw
+            ``max_len`` tokens.
+        max_len: at most this many draws per row (the end token included).
+        temperature: > 0.
+        seed: seed of a ``numpy.random.Generator``; the same seed gives the same samples.
+
+    Returns:
+        list of ``batch_size`` lists of int token ids, without the start and end tokens.
+
+    Raises:
+        ValueError: as ``greedy_search``; ``temperature`` <= 0.
+    """
+    _check(batch_size, max_len)
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+    rng = np.random.default_rng(seed)
+    tokens = np.full((batch_size,), start_id, dtype=np.int32)
+    done = np.zeros((batch_size,), dtype=bool)
+    outputs: list[list[int]] = [[] for _ in range(batch_size)]
+    for _ in range(max_len):
+        log_probs, state = step_fn(state, tokens)
+        z = _checked_log_probs(log_probs, batch_size, 0 if end_id is None else end_id) / temperature
+        p = np.exp(z - z.max(axis=-1, keepdims=True))
         for row in np.flatnonzero(~done):
-            if tokens[row] == end_id:
-                done[row] = True
-            else:
-                outputs[row].append(int(tokens[row]))
-        if done.all():
+            tokens[row] = rng.choice(p.shape[1], p=p[row] / p[row].sum())
+        if _record(tokens, done, outputs, end_id):
             break
     return outputs
 

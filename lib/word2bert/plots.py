@@ -1,7 +1,72 @@
-"""Plots the chapters share (matplotlib only)."""
+"""Plots the chapters share (matplotlib only): training curves and attention heatmaps."""
 from __future__ import annotations
 
 import numpy as np
+
+
+def _curves(history) -> dict:
+    """A ``keras.callbacks.History``, its ``.history`` dict, or a dict of lists -> dict of float arrays."""
+    history = getattr(history, "history", history)
+    if not isinstance(history, dict):
+        raise ValueError(f"expected a keras History or a dict of per-epoch lists, got {type(history).__name__}")
+    return {k: np.asarray(v, dtype=np.float64) for k, v in history.items()}
+
+
+def history(histories, keys=("loss", "val_loss"), ax=None, title: str | None = None, ylabel: str | None = None,
+            xlabel: str = "epoch", mark_best: str | None = None, smooth: int = 1, logy: bool = False):
+    """Draw training curves: one or several runs, one or several logged quantities.
+
+    Args:
+        histories: a ``keras.callbacks.History`` (or its ``.history`` dict of per-epoch lists),
+            or ``{label: History or dict}`` to compare runs.
+        keys: which logged quantities to draw (those a run lacks are skipped), e.g.
+            ``("loss", "val_loss")`` or ``("perplexity", "val_perplexity")``.
+        ax: a matplotlib Axes (default: a new figure).
+        title, ylabel, xlabel: labels (``ylabel`` defaults to the first key).
+        mark_best: a key whose minimum is marked with a dotted vertical line (e.g. ``"val_loss"``,
+            the epoch early stopping keeps).
+        smooth: running-mean window (for per-batch curves; 1: none).
+        logy: logarithmic y axis.
+
+    Returns:
+        the matplotlib Axes.
+
+    Raises:
+        ValueError: nothing to draw (no run has any of ``keys``), or ``smooth`` < 1.
+    """
+    import matplotlib.pyplot as plt
+
+    if smooth < 1:
+        raise ValueError(f"smooth must be >= 1, got {smooth}")
+    single = hasattr(histories, "history") or (
+        isinstance(histories, dict) and all(np.ndim(v) == 1 for v in histories.values()))
+    runs = {"": _curves(histories)} if single else {label: _curves(h) for label, h in histories.items()}
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 3.4))
+    drawn = 0
+    for label, curves in runs.items():
+        for key in keys:
+            if key not in curves or not len(curves[key]):
+                continue
+            y = curves[key]
+            if smooth > 1 and len(y) > 2 * smooth:
+                y = np.convolve(y, np.ones(smooth) / smooth, mode="valid")
+            name = " ".join(p for p in (label, key.replace("val_", "valid ").replace("_", " ")) if p) \
+                if (len(keys) > 1 or not label) else label
+            ax.plot(np.arange(1, len(y) + 1), y, "o-" if len(y) <= 60 else "-", ms=3, label=name)
+            drawn += 1
+        if mark_best and mark_best in curves and len(curves[mark_best]):
+            ax.axvline(int(np.argmin(curves[mark_best])) + 1, color="gray", ls=":", lw=1)
+    if not drawn:
+        raise ValueError(f"no run logged any of {list(keys)}")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel or keys[0])
+    if title:
+        ax.set_title(title)
+    ax.legend()
+    return ax
 
 
 def attention_heatmap(weights, source_tokens, target_tokens, ax=None, title: str | None = None, cmap: str = "viridis"):

@@ -17,8 +17,8 @@ from typing import Iterable
 
 import numpy as np
 
-from word2bert._checks import not_a_string
-from word2bert.io import atomic_write
+from word2bert.course.checks import not_a_string
+from word2bert.course.io import atomic_write
 
 
 class Vocabulary:

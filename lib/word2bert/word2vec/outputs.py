@@ -26,7 +26,8 @@ import keras
 import numpy as np
 from keras import ops
 
-from word2bert.word2vec_data import build_huffman_tree, unigram_probs
+from word2bert.word2vec.huffman import build_huffman_tree
+from word2bert.word2vec.sampling import unigram_probs
 
 
 def _check_hidden(hidden, target):

@@ -33,7 +33,7 @@ from typing import Iterable
 
 import numpy as np
 
-from word2bert._checks import not_a_string
+from word2bert.course.checks import not_a_string
 
 _EPS = 1e-12
 
@@ -274,3 +274,36 @@ def random_baseline_vectors(words: Iterable[str], dim: int = 100, seed: int = 0)
     rng = np.random.default_rng(seed)
     matrix = rng.standard_normal((len(words), dim)).astype(np.float32)
     return dict(zip(words, matrix))
+
+
+def evaluate_vectors(vectors, wordsim=None, simlex=None, analogies=None) -> dict:
+    """Score one set of word vectors on the similarity and analogy sets given.
+
+    Args:
+        vectors: a ``KeyedVectors``, ``{word: vector}`` dict or ``(Vocabulary, matrix)`` pair.
+        wordsim, simlex: lists of ``(word, word, score)`` (``datasets.wordsim353()``,
+            ``datasets.simlex999()``), or None to skip.
+        analogies: ``{section: [(a, b, c, d), ...]}`` (``datasets.google_analogies()``), or None.
+
+    Returns:
+        dict with the full result of each set given (``"wordsim"``, ``"simlex"``: as
+        ``similarity_spearman``; ``"analogies"``: as ``analogy_accuracy``), and the flat
+        numbers ``ws``, ``ws_cov``, ``sl``, ``sl_cov``, ``analogy``, ``analogy_cov`` for the sets given.
+
+    Raises:
+        ValueError: no set given.
+    """
+    if wordsim is None and simlex is None and analogies is None:
+        raise ValueError("evaluate_vectors needs at least one of wordsim, simlex, analogies")
+    kv = as_keyed_vectors(vectors)
+    out = {}
+    if wordsim is not None:
+        out["wordsim"] = r = similarity_spearman(kv, wordsim)
+        out["ws"], out["ws_cov"] = r["rho"], r["coverage"]
+    if simlex is not None:
+        out["simlex"] = r = similarity_spearman(kv, simlex)
+        out["sl"], out["sl_cov"] = r["rho"], r["coverage"]
+    if analogies is not None:
+        out["analogies"] = r = analogy_accuracy(kv, analogies)
+        out["analogy"], out["analogy_cov"] = r["accuracy"], r["coverage"]
+    return out

@@ -37,28 +37,12 @@ re-exported here, so ``word2bert.word2vec`` is the one import.
 """
 from __future__ import annotations
 
-import time
-
 import keras
 import numpy as np
 from keras import ops
 
-from word2bert.word2vec_layers import (  # noqa: F401  (re-exported)
-    HierarchicalSoftmax,
-    NegativeSampling,
-    SoftmaxOutput,
-)
-from word2bert.word2vec_data import (  # noqa: F401  (re-exported)
-    HuffmanTree,
-    alias_table,
-    build_huffman_tree,
-    cbow_examples,
-    encode_sentences,
-    sample_negatives,
-    skipgram_pairs,
-    subsample_keep_prob,
-    unigram_probs,
-)
+from word2bert.word2vec.outputs import HierarchicalSoftmax, NegativeSampling, SoftmaxOutput
+
 
 OUTPUTS = ("softmax", "hierarchical", "negative")
 
@@ -171,9 +155,9 @@ class _Word2VecModel(keras.Model):
         return np.asarray(ops.convert_to_numpy(self.input_embedding.embeddings))
 
     def get_config(self):
-        return {"vocab_size": self.vocab_size, "embedding_dim": self.embedding_dim, "output": self.output_kind,
-                "counts": self.counts, "num_negatives": self.num_negatives, "seed": self.seed,
-                "name": self.name}
+        return {**super().get_config(), "vocab_size": self.vocab_size, "embedding_dim": self.embedding_dim,
+                "output": self.output_kind, "counts": self.counts, "num_negatives": self.num_negatives,
+                "seed": self.seed}
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
@@ -272,131 +256,3 @@ class CBOW(_Word2VecModel):
         if negatives is not None:
             return self.output_layer(hidden, centre, negatives)
         return self.output_layer(hidden, centre)
-
-
-def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int = 5, sample: float = 1e-3,
-                   batch_size: int | None = None, learning_rate: float | None = None,
-                   min_learning_rate: float = 1e-4, optimizer: str = "sgd", seed: int = 0, verbose: int = 0) -> dict:
-    """Train a ``SkipGram`` or ``CBOW`` model with ``fit``, one fresh epoch of examples at a time.
-
-    Each epoch redraws subsampling and dynamic windows (``word2vec_data``), shuffles, tops
-    the last batch up with examples from the start of the epoch (every batch is full, so
-    the compiled step keeps one shape), draws the negatives in numpy (``sample_negatives``;
-    same rule as ``NegativeSampling``: a draw equal to the target is masked) and runs one
-    ``fit`` epoch.
-
-    ``optimizer="sgd"`` (default) is word2vec's own rule: plain SGD on the *summed*
-    per-example loss (Keras SGD on the batch mean with ``learning_rate * batch_size``),
-    decaying linearly from ``learning_rate`` to ``min_learning_rate`` over all steps,
-    applied to a batch at once. On the TensorFlow backend this is the sparse SGD step of
-    the module docstring, compiled with XLA; elsewhere Keras differentiates.
-
-    ``optimizer="adam"`` is Keras Adam on the batch mean with a constant
-    ``learning_rate`` (default 0.004). Adam scales each weight's step by the running RMS of
-    its gradient, so a rare word's rows move about as far per update as a frequent word's,
-    and a row summed over many examples of a batch does not take a giant step: on the
-    Wikipedia sample + PTB (1.3M tokens, 3 epochs, sample 1e-4; chapter 03) skip-gram NS
-    reached WordSim-353 0.45 / SimLex-999 0.18 (means over 3 seeds) against gensim's
-    0.28 / 0.17 (our SGD: 0.30 / 0.13). It keeps two moments for every weight and updates
-    whole tables each step (no sparse path): about 2x slower than the SGD step on CPU.
-
-    Summing a batch's updates is where batch SGD differs from word2vec's one-pair-at-a-time
-    SGD: a row used by many examples of one batch (a very frequent word; the root of the
-    Huffman tree, which is on every path) gets all their updates at once. Measured on the
-    Wikipedia sample + PTB (1.3M tokens, ``sample=1e-3``): negative sampling is stable at
-    0.05 with 4096 examples a batch; hierarchical softmax diverged at 0.025 with 4096 and
-    is stable with 2048 (hence the default batch sizes). A NaN loss stops training with a
-    ``FloatingPointError``.
-
-    Args:
-        model: a ``SkipGram`` or ``CBOW``.
-        ids, sentence_ids: from ``encode_sentences``.
-        epochs: passes over the corpus (>= 1).
-        window_size: maximum context distance.
-        sample: subsampling threshold t (0: off), word2vec.c's formula, relative to
-            ``sum(model.counts)``.
-        batch_size: examples per step; default 2048 for hierarchical softmax, 4096 otherwise.
-        learning_rate: SGD: the per-example step at the start (default 0.025; word2vec
-            uses 0.025 for skip-gram, 0.05 for CBOW); Adam: its constant rate (default 0.004).
-        min_learning_rate: SGD's step at the end (ignored by Adam).
-        optimizer: ``"sgd"`` or ``"adam"``.
-        seed: numpy seed of subsampling, windows and shuffling.
-        verbose: passed to ``fit``.
-
-    Returns:
-        dict: ``loss`` (list, mean loss per epoch), ``examples`` (total), ``seconds``
-        (wall time of example generation + fit, compilation included), ``epoch_seconds``
-        (list: the same per epoch; the first includes compiling), ``words_per_second``
-        (corpus tokens x epochs / seconds).
-
-    Raises:
-        ValueError: ``epochs`` or ``batch_size`` < 1, a learning rate <= 0 (or a minimum
-            above it), ``sample`` < 0, an unknown optimizer, a model that is neither
-            SkipGram nor CBOW, ids that are not 1-D integers in ``[0, vocab_size)`` or
-            differ in length from ``sentence_ids``, a corpus that gives no training example.
-        FloatingPointError: the loss became NaN or infinite.
-    """
-    if optimizer not in ("sgd", "adam"):
-        raise ValueError(f"optimizer must be 'sgd' or 'adam', got {optimizer!r}")
-    if learning_rate is None:
-        learning_rate = 0.025 if optimizer == "sgd" else 0.004
-    if batch_size is None:
-        batch_size = 2048 if getattr(model, "output_kind", None) == "hierarchical" else 4096
-    if epochs < 1 or batch_size < 1:
-        raise ValueError(f"epochs and batch_size must be >= 1, got {epochs}, {batch_size}")
-    if not learning_rate > 0 or (optimizer == "sgd" and not 0 <= min_learning_rate <= learning_rate):
-        raise ValueError(f"need 0 <= min_learning_rate <= learning_rate and learning_rate > 0, "
-                         f"got {min_learning_rate}, {learning_rate}")
-    if not isinstance(model, (SkipGram, CBOW)):
-        raise ValueError(f"model must be a SkipGram or CBOW, got {type(model).__name__}")
-    if not sample >= 0:
-        raise ValueError(f"sample must be >= 0, got {sample}")
-    ids, sentence_ids = np.asarray(ids), np.asarray(sentence_ids)
-    if ids.ndim != 1 or ids.shape != sentence_ids.shape or ids.dtype.kind not in "iu" \
-            or sentence_ids.dtype.kind not in "iu":
-        raise ValueError(f"ids and sentence_ids must be 1-D integer arrays of equal length, got "
-                         f"{ids.dtype} {ids.shape} and {sentence_ids.dtype} {sentence_ids.shape}")
-    if len(ids) and (ids.min() < 0 or ids.max() >= model.vocab_size):
-        raise ValueError(f"ids must lie in [0, vocab_size={model.vocab_size}), got [{ids.min()}, {ids.max()}]")
-    epochs = int(epochs)
-    rng = np.random.default_rng(seed)
-    keep = None
-    if sample > 0:
-        counts = model.counts if model.counts is not None else np.bincount(ids, minlength=model.vocab_size)
-        keep = subsample_keep_prob(counts, sample)
-    make = skipgram_pairs if isinstance(model, SkipGram) else cbow_examples
-    probs = unigram_probs(model.counts) if model.output_kind == "negative" else None
-    table = alias_table(probs) if probs is not None else None
-    started = time.time()
-    losses, total, epoch_seconds = [], 0, []
-    for epoch in range(epochs):
-        epoch_start = time.time()
-        a, b = make(ids, sentence_ids, window_size, rng, keep_prob=keep)
-        if len(b) == 0:
-            raise ValueError("the corpus gave no training examples (sentences of one word, or everything subsampled)")
-        top_up = -len(b) % batch_size
-        a, b = (np.concatenate([v, np.resize(v, (top_up,) + v.shape[1:])]) for v in (a, b))
-        x = (a, b) if probs is None else (a, b, sample_negatives(probs, (len(b), model.num_negatives), rng, table))
-        if epoch == 0:
-            if optimizer == "sgd":
-                total_steps = len(b) // batch_size * epochs
-                schedule = keras.optimizers.schedules.PolynomialDecay(
-                    learning_rate * batch_size, max(total_steps, 1), min_learning_rate * batch_size)
-                opt = keras.optimizers.SGD(schedule)
-            else:
-                opt = keras.optimizers.Adam(learning_rate)
-            backend = keras.config.backend()
-            model.compile(optimizer=opt,
-                          steps_per_execution=1 if backend == "torch" else 16,  # PyTorch runs one step at a time
-                          jit_compile=True if backend == "tensorflow" else "auto")  # XLA fuses the step: 2-3x on CPU
-        hist = model.fit(x, batch_size=batch_size, epochs=1, shuffle=False, verbose=verbose)
-        losses.append(float(hist.history["loss"][-1]))
-        if not np.isfinite(losses[-1]):
-            raise FloatingPointError(
-                f"training diverged in epoch {epoch + 1} (loss {losses[-1]}): lower learning_rate "
-                f"(now {learning_rate}) or batch_size (now {batch_size})")
-        total += len(a)
-        epoch_seconds.append(time.time() - epoch_start)
-    seconds = time.time() - started
-    return {"loss": losses, "examples": total, "seconds": seconds, "epoch_seconds": epoch_seconds,
-            "words_per_second": len(ids) * epochs / seconds}

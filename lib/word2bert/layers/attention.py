@@ -47,8 +47,12 @@ class Attention(keras.layers.Layer):
         query: float, ``(batch, target_len, d_query)`` or ``(batch, d_query)`` (one step).
         values: float, ``(batch, source_len, d_values)``: the encoder states.
         values_mask: optional bool ``(batch, source_len)``; False marks padded source
-            positions, which get weight exactly 0. When omitted, the Keras mask of
-            ``values`` is used if there is one.
+            positions, which get weight exactly 0. When omitted, Keras passes the mask that
+            ``values`` carries (e.g. from ``Embedding(mask_zero=True)``), if any.
+        query_mask: optional bool ``(batch, target_len)``; False marks padded query
+            positions, whose weights and context are all zero. When omitted, the mask that
+            ``query`` carries, if any. That mask is also the mask of both outputs
+            (``compute_mask``), so layers stacked on top see the padding.
 
     Returns:
         ``(context, weights)``: ``context`` ``(batch, target_len, d_values)`` and
@@ -116,13 +120,13 @@ class Attention(keras.layers.Layer):
         k = ops.matmul(values, self.w_k)[:, None, :, :]  # (b, 1, s, u)
         return ops.einsum("btsu,u->bts", ops.tanh(q + k), self.v_a)
 
-    def call(self, query, values, values_mask=None, mask=None):
+    def call(self, query, values, values_mask=None, query_mask=None):
         _check_call_shapes(query, values, values_mask)
         single_step = len(query.shape) == 2
         if single_step:
             query = query[:, None, :]
-        if values_mask is None and isinstance(mask, (list, tuple)) and len(mask) > 1:
-            values_mask = mask[1]
+            if query_mask is not None:
+                query_mask = ops.reshape(query_mask, (-1, 1))
         if values_mask is not None:  # zero the padded values: nothing there (not even a NaN) can leak in
             values = ops.where(ops.cast(values_mask, "bool")[:, :, None], values, ops.zeros_like(values))
         e = self.scores(query, values)
@@ -133,16 +137,20 @@ class Attention(keras.layers.Layer):
             weights = ops.where(keep, ops.softmax(e, axis=-1), ops.zeros_like(e))
         else:
             weights = ops.softmax(e, axis=-1)
+        if query_mask is not None:  # a padded query position attends to nothing
+            weights = ops.where(ops.cast(query_mask, "bool")[:, :, None], weights, ops.zeros_like(weights))
         context = ops.einsum("bts,bsd->btd", weights, ops.cast(values, weights.dtype))
         if single_step:
             return context[:, 0, :], weights[:, 0, :]
         return context, weights
 
-    def compute_mask(self, query, values=None, values_mask=None, mask=None):
-        # the outputs follow the query's positions: pass the query's mask through
-        if isinstance(mask, (list, tuple)):
-            return [mask[0], mask[0]]
-        return None
+    def compute_mask(self, query, previous_mask=None):
+        # both outputs follow the query's positions: the query's mask passes on to each
+        if isinstance(previous_mask, (list, tuple)):
+            previous_mask = previous_mask[0] if previous_mask else None
+        if previous_mask is None:
+            return None
+        return [previous_mask, previous_mask]
 
     def compute_output_shape(self, query_shape, values_shape):
         if len(query_shape) == 2:

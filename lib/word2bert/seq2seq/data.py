@@ -1,0 +1,77 @@
+"""Translation data for teacher forcing: id arrays from tokenized pairs, references for BLEU."""
+from __future__ import annotations
+
+import numpy as np
+
+from word2bert.course.checks import not_a_string
+from word2bert.text.specials import BOS, EOS, PAD, SPECIALS
+from word2bert.text.words import detokenize, tokenize
+
+
+def encode_pairs(pairs, src_vocab, tgt_vocab, max_len: int):
+    """Encode tokenized pairs for teacher forcing.
+
+    Args:
+        pairs: list of ``(source_tokens, target_tokens)``.
+        src_vocab, tgt_vocab: ``word2bert.vocab.Vocabulary`` with ``<pad>`` at id 0;
+            the target vocabulary also needs ``<s>`` and ``</s>``.
+        max_len: longest source / target kept (tokens, without ``<s>``/``</s>``);
+            longer sides are cut.
+
+    Returns:
+        ``(source, decoder_input, decoder_target)``, int32 arrays of shapes
+        ``(N, S)``, ``(N, T + 1)``, ``(N, T + 1)`` (S, T: the longest kept lengths),
+        right-padded with 0. ``decoder_input = <s> y``; ``decoder_target = y </s>``.
+
+    Raises:
+        TypeError: a side of a pair is a string rather than a list of tokens.
+        ValueError: empty ``pairs``, ``max_len`` < 1, ``<pad>`` not id 0, or the target
+            vocabulary lacks ``<s>``/``</s>``.
+    """
+    if not pairs:
+        raise ValueError("encode_pairs needs at least one pair")
+    if max_len < 1:
+        raise ValueError(f"max_len must be >= 1, got {max_len}")
+    for name, vocab in (("src_vocab", src_vocab), ("tgt_vocab", tgt_vocab)):
+        if vocab.token_to_id(PAD) != 0 or PAD not in vocab:
+            raise ValueError(f"{name} must have {PAD!r} at id 0")
+    if BOS not in tgt_vocab or EOS not in tgt_vocab:
+        raise ValueError(f"tgt_vocab must contain {BOS!r} and {EOS!r} (pass specials={SPECIALS})")
+    for i, (s, t) in enumerate(pairs):
+        not_a_string(s, f"pairs[{i}][0]", "a list of source tokens (tokenize it first)")
+        not_a_string(t, f"pairs[{i}][1]", "a list of target tokens (tokenize it first)")
+    src = [src_vocab.encode(s[:max_len]) for s, _ in pairs]
+    tgt = [tgt_vocab.encode(t[:max_len]) for _, t in pairs]
+    bos, eos = tgt_vocab.token_to_id(BOS), tgt_vocab.token_to_id(EOS)
+    s_len = max(max(len(s) for s in src), 1)
+    t_len = max(len(t) for t in tgt) + 1
+    source = np.zeros((len(pairs), s_len), np.int32)
+    dec_in = np.zeros((len(pairs), t_len), np.int32)
+    dec_out = np.zeros((len(pairs), t_len), np.int32)
+    for i, (s, t) in enumerate(zip(src, tgt)):
+        source[i, : len(s)] = s
+        dec_in[i, 0] = bos
+        dec_in[i, 1 : len(t) + 1] = t
+        dec_out[i, : len(t)] = t
+        dec_out[i, len(t)] = eos
+    return source, dec_in, dec_out
+
+
+def group_references(pairs, max_len: int | None = None):
+    """Group translation pairs by source sentence, for multi-reference BLEU.
+
+    Args:
+        pairs: list of ``(source, target)`` str pairs (e.g. ``ding_de_en("test")``).
+        max_len: keep only sources with at most this many ``tokenize`` tokens (None: all).
+
+    Returns:
+        ``(sources, references)``: the distinct source strings in order of first
+        appearance, and for each a list of its reference strings, lowercased like the
+        model's output (``detokenize(tokenize(target))``).
+    """
+    groups: dict[str, list[str]] = {}
+    for source, target in pairs:
+        if max_len is not None and len(tokenize(source)) > max_len:
+            continue
+        groups.setdefault(source, []).append(detokenize(tokenize(target)))
+    return list(groups), list(groups.values())

@@ -1,0 +1,200 @@
+"""The translation chapters' pipeline: prepare the data, train with early stopping, translate and score.
+
+Three steps that chapters 05 and 06 (and later the Transformer's) share:
+
+- ``prepare_translation``: tokenize the pairs, keep those within a length cap, build the two
+  vocabularies on the training side, encode teacher-forcing arrays, group test references.
+- ``train_seq2seq``: Adam with gradient clipping, masked cross-entropy, early stopping on the
+  validation loss (the best epoch's weights kept), one ``fit``.
+- ``evaluate_translation``: translate the test sources (greedy or beam search), detokenize,
+  corpus BLEU (sacrebleu) overall and by source-length bucket.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import keras
+import numpy as np
+
+from word2bert.metrics.bleu import bleu_by_bucket, corpus_bleu
+from word2bert.seq2seq.data import encode_pairs, group_references
+from word2bert.text.specials import BOS, EOS, SPECIALS
+from word2bert.text.vocab import Vocabulary
+from word2bert.text.words import detokenize, tokenize
+
+
+@dataclass
+class TranslationData:
+    """Everything a translation chapter trains and tests on (see ``prepare_translation``).
+
+    Attributes:
+        max_len: the length cap (tokens per side).
+        train_pairs, valid_pairs: tokenized ``(source, target)`` pairs within the cap.
+        src_vocab, tgt_vocab: ``Vocabulary`` of each side, built on ``train_pairs``.
+        x_train, din_train, dout_train, x_valid, din_valid, dout_valid: int32 teacher-forcing
+            arrays (``encode_pairs``).
+        test_sources: distinct test source strings; test_refs: their reference lists;
+            x_test: int32 ``(N, S)`` encoded sources.
+        bos_id, eos_id: the target vocabulary's ``<s>`` and ``</s>``.
+    """
+
+    max_len: int
+    train_pairs: list
+    valid_pairs: list
+    src_vocab: Vocabulary
+    tgt_vocab: Vocabulary
+    x_train: np.ndarray
+    din_train: np.ndarray
+    dout_train: np.ndarray
+    x_valid: np.ndarray
+    din_valid: np.ndarray
+    dout_valid: np.ndarray
+    test_sources: list
+    test_refs: list
+    x_test: np.ndarray
+    bos_id: int = field(default=0)
+    eos_id: int = field(default=0)
+
+    @property
+    def train(self):
+        """``((source, decoder_input), decoder_target)`` for ``fit``."""
+        return (self.x_train, self.din_train), self.dout_train
+
+    @property
+    def valid(self):
+        """``((source, decoder_input), decoder_target)`` for ``validation_data``."""
+        return (self.x_valid, self.din_valid), self.dout_valid
+
+    def source_lengths(self) -> list[int]:
+        """Tokens per test source (``tokenize``), for BLEU by length."""
+        return [len(tokenize(s)) for s in self.test_sources]
+
+    def summary(self) -> str:
+        """Split sizes, vocabulary sizes and the unknown-token rate of the test sources."""
+        known = self.x_test[self.x_test > 0]
+        return (f"sentences of at most {self.max_len} tokens: train {len(self.train_pairs):,} pairs, valid "
+                f"{len(self.valid_pairs):,} pairs, test {len(self.test_sources):,} source sentences "
+                f"({sum(map(len, self.test_refs)):,} references)\n"
+                f"vocabularies: source {len(self.src_vocab):,}, target {len(self.tgt_vocab):,} (incl. specials); "
+                f"unknown source test tokens: {np.mean(known == self.src_vocab.unk_id):.1%}")
+
+
+def _tokenized(pairs, max_len):
+    out = [(tokenize(p[0]), tokenize(p[1])) for p in pairs]
+    return [(s, t) for s, t in out if 0 < len(s) <= max_len and 0 < len(t) <= max_len]
+
+
+def prepare_translation(splits: dict, max_len: int, src_vocab_size: int, tgt_vocab_size: int,
+                        train_pairs: int | None = None, test_sources: int | None = None, min_count: int = 2,
+                        rng=None) -> TranslationData:
+    """Tokenize, cap, build vocabularies and encode a translation corpus.
+
+    Args:
+        splits: ``{"train": pairs, "valid": pairs, "test": pairs}``, each a list of ``(source,
+            target)`` strings (e.g. ``datasets.ding_de_en(split)``).
+        max_len: keep pairs whose two sides have 1..max_len tokens (``tokenize``); test sources
+            with more tokens are left out.
+        src_vocab_size, tgt_vocab_size: vocabulary caps, specials included.
+        train_pairs: keep a random subset of this many training pairs (None: all), drawn with ``rng``.
+        test_sources: keep the first this many distinct test sources (None: all).
+        min_count: words seen fewer times in training become ``<unk>``.
+        rng: a ``numpy.random.Generator`` (needed with ``train_pairs``).
+
+    Returns:
+        ``TranslationData``.
+
+    Raises:
+        ValueError: a split is missing, ``max_len`` < 1, ``train_pairs`` without ``rng``, or no
+            pair fits the cap.
+    """
+    missing = [s for s in ("train", "valid", "test") if s not in splits]
+    if missing:
+        raise ValueError(f"splits lacks {missing}: pass train, valid and test pairs")
+    if max_len < 1:
+        raise ValueError(f"max_len must be >= 1, got {max_len}")
+    train = _tokenized(splits["train"], max_len)
+    if not train:
+        raise ValueError(f"no training pair has both sides within {max_len} tokens")
+    if train_pairs:
+        if rng is None:
+            raise ValueError("train_pairs needs an rng (numpy.random.Generator) to draw the subset")
+        train = [train[i] for i in sorted(rng.choice(len(train), min(train_pairs, len(train)), replace=False))]
+    valid = _tokenized(splits["valid"], max_len)
+    src_vocab = Vocabulary([s for s, _ in train], min_count=min_count, max_size=src_vocab_size)
+    tgt_vocab = Vocabulary([t for _, t in train], min_count=min_count, max_size=tgt_vocab_size, specials=SPECIALS)
+    x_train, din_train, dout_train = encode_pairs(train, src_vocab, tgt_vocab, max_len)
+    x_valid, din_valid, dout_valid = encode_pairs(valid, src_vocab, tgt_vocab, max_len)
+    sources, refs = group_references(splits["test"], max_len=max_len)
+    if test_sources:
+        sources, refs = sources[:test_sources], refs[:test_sources]
+    x_test, _, _ = encode_pairs([(tokenize(s), ["."]) for s in sources], src_vocab, tgt_vocab, max_len)
+    return TranslationData(max_len, train, valid, src_vocab, tgt_vocab, x_train, din_train, dout_train, x_valid,
+                           din_valid, dout_valid, sources, refs, x_test, tgt_vocab.token_to_id(BOS),
+                           tgt_vocab.token_to_id(EOS))
+
+
+def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, learning_rate: float,
+                  batch_size: int, clipnorm: float = 1.0, verbose: int = 2) -> tuple[dict, float]:
+    """Compile and ``fit`` a translation model with early stopping on the validation loss.
+
+    Adam(``learning_rate``, ``clipnorm``) on ``SparseCategoricalCrossentropy(from_logits=True,
+    ignore_class=0)`` (padding ignored); training stops when the validation loss has not
+    improved for ``patience`` epochs, and the weights of the best epoch are restored.
+
+    Args:
+        model: a ``keras.Model`` taking ``(source, decoder_input)`` (e.g. ``Seq2Seq``).
+        data: ``TranslationData``.
+        epochs: the most epochs; patience: epochs without improvement before stopping.
+        learning_rate, batch_size, clipnorm: optimiser settings.
+        verbose: ``fit``'s verbosity (2: one line per epoch).
+
+    Returns:
+        ``(history, seconds)``: ``History.history`` (dict of per-epoch lists) and the wall
+        seconds of ``fit``.
+
+    Raises:
+        ValueError: ``epochs`` or ``patience`` < 1.
+    """
+    if epochs < 1 or patience < 1:
+        raise ValueError(f"epochs and patience must be >= 1, got {epochs}, {patience}")
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate, clipnorm=clipnorm),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0))
+    early_stop = keras.callbacks.EarlyStopping("val_loss", patience=patience, restore_best_weights=True)
+    started = time.time()
+    x, y = data.train
+    history = model.fit(x, y, validation_data=data.valid, batch_size=batch_size, epochs=epochs, verbose=verbose,
+                        callbacks=[early_stop])
+    return history.history, time.time() - started
+
+
+def length_edges(max_len: int) -> tuple:
+    """Source-length bucket bounds for BLEU by length at a given length cap."""
+    return {8: (5, 6, 7), 10: (5, 7, 9)}.get(max_len, (5, 8, 11, 14))
+
+
+def evaluate_translation(model, data: TranslationData, beam_width: int = 1, alpha: float = 0.6,
+                         batch_size: int = 512, max_extra_tokens: int = 5, edges=None) -> dict:
+    """Translate every test source and score the output with corpus BLEU, overall and by length.
+
+    Args:
+        model: has ``translate(source, bos_id, eos_id, max_len, beam_width, alpha, batch_size)``.
+        data: ``TranslationData``.
+        beam_width: 1 for greedy search, more for beam search; alpha: beam search's length penalty.
+        batch_size: sentences decoded together.
+        max_extra_tokens: outputs may be this many tokens longer than the length cap.
+        edges: source-length bucket bounds (default ``length_edges(data.max_len)``).
+
+    Returns:
+        dict: ``hypotheses`` (detokenized strings), ``bleu`` (float), ``buckets``
+        (``{label: (bleu, sentences)}``), ``seconds`` (decoding time).
+    """
+    started = time.time()
+    ids = model.translate(data.x_test, data.bos_id, data.eos_id, data.max_len + max_extra_tokens,
+                          beam_width=beam_width, alpha=alpha, batch_size=batch_size)
+    seconds = time.time() - started
+    hypotheses = [detokenize(data.tgt_vocab.decode(h)) for h in ids]
+    edges = length_edges(data.max_len) if edges is None else edges
+    return {"hypotheses": hypotheses, "bleu": corpus_bleu(hypotheses, data.test_refs),
+            "buckets": bleu_by_bucket(data.source_lengths(), hypotheses, data.test_refs, edges=edges),
+            "seconds": seconds}
