@@ -26,9 +26,10 @@ def test_similarity_matches_gensim(name):
     pairs = getattr(datasets, name)()
     vectors = _pair_vectors(pairs)
     kv = as_keyed_vectors(vectors)
-    _, (g_rho, _), g_oov = kv.evaluate_word_pairs(datasets.gensim_data_path(name))
+    _, (g_rho, g_p), g_oov = kv.evaluate_word_pairs(datasets.gensim_data_path(name))
     ours = similarity_spearman(vectors, pairs)
     assert ours["rho"] == pytest.approx(g_rho, abs=5e-4)
+    assert ours["p_value"] == pytest.approx(g_p, rel=0.05)
     assert ours["coverage"] == pytest.approx(1 - g_oov / 100, abs=1e-9)
     assert ours["n_pairs"] == len(pairs) and 0 < ours["n_covered"] < len(pairs)
 

@@ -157,3 +157,11 @@ def test_next_token_probs_equal_the_full_models_last_step():
     np.testing.assert_allclose(lm.next_token_probs(twin, history), got, rtol=1e-6)   # the state is reset each call
     with pytest.raises(ValueError, match="at least one"):
         lm.next_token_probs(twin, [])
+
+
+def test_perplexity_of_zero_real_tokens_is_nan_not_one():
+    metric = lm.Perplexity(mask_token_id=0)
+    metric.update_state(np.zeros((2, 3), "int32"), np.zeros((2, 3, 5), "float32"))   # every target is padding
+    assert np.isnan(float(keras.ops.convert_to_numpy(metric.result())))
+    metric.update_state(np.array([[1, 2, 0]]), np.zeros((1, 3, 5), "float32"))         # uniform over 5: ppl 5
+    assert float(keras.ops.convert_to_numpy(metric.result())) == pytest.approx(5.0, rel=1e-5)

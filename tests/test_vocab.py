@@ -89,3 +89,10 @@ def test_save_refuses_what_load_could_not_read_back(tmp_path):
     path.write_text("#word2bert-vocab\tspecials=<unk>\tunk=<unk>\n<unk>\t0\nword\n")
     with pytest.raises(ValueError, match="line 3: expected 'token<TAB>count'"):
         Vocabulary.load(path)
+
+
+def test_decode_refuses_float_ids():
+    v = Vocabulary(["a", "b", "a"])
+    assert v.decode(np.array([2, 3])) == ["a", "b"] and v.decode([]) == []
+    with pytest.raises(TypeError, match="integers"):
+        v.decode(np.array([2.7, 3.0]))

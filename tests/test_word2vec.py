@@ -293,7 +293,7 @@ def test_bad_inputs_get_clear_errors():
     sg = w2v.SkipGram(10, 4, "negative", counts=np.ones(10))
     with pytest.raises(ValueError, match=r"centre and context ids of shape \(batch,\)"):
         sg((np.array([[1], [2]]), np.array([3, 4])))
-    cbow = w2v.CBOW(10, 4, "hierarchical", counts=np.ones(10))
+    cbow = w2v.CBOW(10, 4, "hierarchical", counts=np.r_[0.0, np.ones(9)])
     with pytest.raises(ValueError, match=r"context ids of shape \(batch, 2 \* window_size\)"):
         cbow((np.array([1, 2]), np.array([3, 4])))
 
@@ -367,6 +367,8 @@ def test_models_pass_the_shared_layer_test(cls, output, tmp_path):
         ctx = rng.integers(1, 12, (8, 4)).astype("int32"); ctx[:, 3] = 0
         x = (ctx, rng.integers(1, 12, 8).astype("int32"))
     kwargs = {"vocab_size": 12, "embedding_dim": 6, "output": output, "counts": _COUNTS, "num_negatives": 3, "seed": 0}
+    if cls is w2v.CBOW:  # id 0 is CBOW's padding: no word may have it
+        kwargs.update(counts=[0.0] + _COUNTS[1:], pad_id=0)
     run_layer_test(cls, kwargs, [x], tmp_path, expected_output_shape=(8,), expected_num_trainable_weights=2,
                    fit_data=(x,), compile_kwargs={"optimizer": keras.optimizers.SGD(1.0)})
 
@@ -428,3 +430,57 @@ def test_gensim_reference_maps_our_argument_names():
     assert model.alpha == 0.03 and model.epochs == 2 and seconds >= 0
     with pytest.raises(ValueError, match="architecture"):
         w2v.gensim_word2vec(sents, "glove")
+
+
+# ------------------------------------------------------------- CBOW's update is word2vec.c's
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_cbow_update_equals_word2vec_c_by_hand(sparse):
+    """One SGD step of CBOW with negative sampling, against word2vec.c's rule written out in numpy:
+    neu1 = mean of the context rows; for the target and each negative, g = (label - sigmoid(u . neu1)) * alpha,
+    neu1e += g u, u += g neu1; then every context row += neu1e (the whole of it, not neu1e / C)."""
+    rng = np.random.default_rng(0)
+    vocab, dim, alpha = 8, 4, 0.5
+    counts = np.r_[0.0, np.arange(7, 0, -1)]
+    v0 = rng.normal(scale=0.5, size=(vocab, dim)).astype("float32")
+    u0 = rng.normal(scale=0.5, size=(vocab, dim)).astype("float32")
+    context, centre, negatives = np.array([[2, 5, 3, 0]]), np.array([4]), np.array([[1, 6]])
+    v, u = v0.astype(np.float64), u0.astype(np.float64)
+    words = [2, 5, 3]
+    neu1 = v[words].mean(axis=0)
+    neu1e = np.zeros(dim)
+    for row, label in [(4, 1.0), (1, 0.0), (6, 0.0)]:
+        g = (label - _sigmoid(u[row] @ neu1)) * alpha
+        neu1e += g * u[row]
+        u[row] += g * neu1
+    for w in words:
+        v[w] += neu1e
+    model = w2v.CBOW(vocab, dim, "negative", counts=counts, num_negatives=2, seed=0)
+    model.input_embedding.embeddings.assign(v0)
+    model.output_layer.output_vectors.assign(u0)
+    model.sparse_updates = sparse
+    model.compile(keras.optimizers.SGD(alpha))
+    model.fit((context, centre, negatives), batch_size=1, epochs=1, verbose=0)
+    np.testing.assert_allclose(model.word_vectors(), v, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(model.output_layer.output_vectors), u, rtol=1e-5, atol=1e-6)
+    # the forward pass is still the mean
+    h = v[words].mean(0)
+    expected = -np.log(_sigmoid(u[4] @ h)) - np.log(_sigmoid(-u[1] @ h)) - np.log(_sigmoid(-u[6] @ h))
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(model((context, centre, negatives))), [expected], rtol=1e-4)
+
+
+def test_cbow_padding_is_explicit_and_a_real_word_at_the_pad_id_is_refused():
+    with pytest.raises(ValueError, match="pad_id 0 is a real word"):
+        w2v.CBOW(5, 3, "negative", counts=[4, 3, 2, 1, 1])
+    model = w2v.CBOW(5, 3, "negative", counts=[4, 3, 2, 1, 0], pad_id=4)   # padding at id 4 instead
+    a = keras.ops.convert_to_numpy(model((np.array([[0, 1, 4, 4]]), np.array([2]), np.array([[3, 3]]))))
+    b = keras.ops.convert_to_numpy(model((np.array([[4, 0, 4, 1]]), np.array([2]), np.array([[3, 3]]))))
+    np.testing.assert_allclose(a, b, rtol=1e-6)   # id 0 is a word here and counts; id 4 is padding
+    assert w2v.CBOW.from_config(model.get_config()).pad_id == 4
+    with pytest.raises(ValueError, match="pad_id"):
+        w2v.CBOW(5, 3, "softmax", pad_id=5)
+    with pytest.raises(ValueError, match="pad_id 0 occurs in ids"):
+        w2v.cbow_examples(np.array([0, 1, 2]), np.array([0, 0, 0]), 1)

@@ -22,7 +22,9 @@ class Perplexity(keras.metrics.Metric):
 
     Returns (``result``):
         float32 scalar, >= 1. Unlike averaging per-batch perplexities, the mean is taken
-        over all tokens seen, so it equals exp(mean cross-entropy) over the whole set.
+        over all tokens seen, so it equals exp(mean cross-entropy) over the whole set. NaN
+        when no real token was seen (all masked or weighted 0), as ``NGramLM.perplexity``
+        refuses an empty corpus: a perplexity of 1.0 would look perfect.
 
     Reference: Jurafsky & Martin, SLP3 section 3.2.1.
     """
@@ -47,7 +49,9 @@ class Perplexity(keras.metrics.Metric):
         self.count.assign_add(ops.sum(weight))
 
     def result(self):
-        return ops.exp(ops.divide_no_nan(self.nll_sum, self.count))
+        # no real token seen (everything padded or weighted 0): undefined, NaN -- never a perfect-looking 1.0
+        nan = ops.convert_to_tensor(float("nan"), dtype=self.nll_sum.dtype)
+        return ops.where(ops.greater(self.count, 0.0), ops.exp(ops.divide_no_nan(self.nll_sum, self.count)), nan)
 
     def reset_state(self):
         self.nll_sum.assign(0.0)

@@ -119,7 +119,7 @@ def similarity_spearman(vectors, pairs: Iterable) -> dict:
 
     Returns:
         dict with ``rho`` (float, ``scipy.stats.spearmanr`` of cosine vs score; NaN when
-        fewer than 2 pairs are covered), ``coverage`` (share of pairs with both words
+        fewer than 2 pairs are covered), ``p_value`` (two-sided, of rho = 0; scipy's), ``coverage`` (share of pairs with both words
         present, 0-1), ``n_pairs``, ``n_covered`` (ints).
 
     Raises:
@@ -139,13 +139,15 @@ def similarity_spearman(vectors, pairs: Iterable) -> dict:
         raise ValueError("pairs must be (word1, word2, score) triples; one has "
                          f"{next(len(p) for p in pairs if len(p) != 3)} fields")
     covered = [(index[a], index[b], float(s)) for a, b, s in pairs if a in index and b in index]
-    rho = float("nan")
+    rho = p_value = float("nan")
     if len(covered) >= 2:
         unit = _unit_matrix(kv)
         ia, ib, gold = (np.array(col) for col in zip(*covered))
         cosines = np.sum(unit[ia] * unit[ib], axis=1)
-        rho = float(spearmanr(gold, cosines).statistic)
-    return {"rho": rho, "coverage": len(covered) / len(pairs), "n_pairs": len(pairs), "n_covered": len(covered)}
+        result = spearmanr(gold, cosines)
+        rho, p_value = float(result.statistic), float(result.pvalue)
+    return {"rho": rho, "p_value": p_value, "coverage": len(covered) / len(pairs), "n_pairs": len(pairs),
+            "n_covered": len(covered)}
 
 
 def analogy_accuracy(vectors, sections: dict, restrict_vocab: int | None = None, batch_size: int = 512) -> dict:

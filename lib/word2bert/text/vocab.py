@@ -135,9 +135,15 @@ class Vocabulary:
         """Map ids back to tokens.
 
         Raises:
+            TypeError: the ids are not integers (e.g. floats from a model's output: take the
+                argmax or cast first); truncating them silently would give the wrong words.
             IndexError: an id outside the vocabulary.
         """
-        return [self.id_to_token(i) for i in np.asarray(ids).ravel()]
+        ids = np.asarray(ids)
+        if ids.size and not np.issubdtype(ids.dtype, np.integer):
+            raise TypeError(f"ids must be integers, got dtype {ids.dtype}: cast them (ids.astype(int)) or take the "
+                            "argmax of scores first")
+        return [self.id_to_token(i) for i in ids.ravel()]
 
     def frequencies(self) -> np.ndarray:
         """Counts divided by their sum: 1-D ``float64`` array of shape ``(len(self),)``."""

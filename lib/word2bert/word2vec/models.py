@@ -219,31 +219,63 @@ class SkipGram(_Word2VecModel):
 class CBOW(_Word2VecModel):
     """Continuous bag of words: the mean of the context's input vectors predicts the centre.
 
-    Args: as ``SkipGram``.
+    The hidden vector is the mean of the context words' input vectors (gensim's
+    ``cbow_mean=1``), and each context word's input vector gets word2vec.c's update: the
+    whole gradient with respect to that mean (``syn0[c] += neu1e`` for every context word c),
+    not 1/C of it. The sparse SGD step applies this directly; with automatic differentiation
+    the mean is computed as ``sum + stop_gradient(mean - sum)``, whose value is the mean and
+    whose gradient with respect to each row is the full one.
+
+    Args:
+        as ``SkipGram``, and
+        pad_id: the id that fills empty context slots (masked out of the mean); no word may
+            have it. Default 0, the ``<pad>`` of a vocabulary built with ``specials=("<pad>",)``.
 
     Call arguments:
         inputs: tuple ``(context, centre)``: int ``(batch, 2 * window_size)`` context ids,
-            0 (``<pad>``) in empty slots (masked out of the mean), and int ``(batch,)``;
-            optionally a third item, the negatives, as for ``SkipGram``.
+            ``pad_id`` in empty slots, and int ``(batch,)``; optionally a third item, the
+            negatives, as for ``SkipGram``.
 
     Returns:
         float32 ``(batch,)``: the loss of each example (nats).
 
     Raises:
-        ValueError: as ``SkipGram``.
+        ValueError: as ``SkipGram``; ``pad_id`` outside the vocabulary, or the id of a real
+            word (its count in ``counts`` is above 0).
 
     Example:
-        >>> m = CBOW(100, 16, "hierarchical", counts=np.ones(100))
+        >>> m = CBOW(100, 16, "hierarchical", counts=np.r_[0, np.ones(99)])
         >>> m((np.array([[3, 4, 0, 0]]), np.array([5])))   # (1,)
 
-    Reference: Mikolov et al. (2013a), section 3.1 (gensim's ``cbow_mean=1``).
+    Reference: Mikolov et al. (2013a), section 3.1; word2vec.c (``cbow`` branch of
+    ``TrainModelThread``); gensim's ``cbow_mean=1``.
     """
+
+    def __init__(self, vocab_size, embedding_dim, output="negative", counts=None, num_negatives=5, seed=None,
+                 pad_id: int = 0, **kwargs):
+        super().__init__(vocab_size, embedding_dim, output=output, counts=counts, num_negatives=num_negatives,
+                         seed=seed, **kwargs)
+        if isinstance(pad_id, bool) or int(pad_id) != pad_id or not 0 <= pad_id < self.vocab_size:
+            raise ValueError(f"pad_id must be an id in [0, vocab_size={self.vocab_size}), got {pad_id!r}")
+        self.pad_id = int(pad_id)
+        if self.counts is not None and self.counts[self.pad_id] > 0:
+            raise ValueError(
+                f"pad_id {self.pad_id} is a real word (count {self.counts[self.pad_id]:g}): CBOW needs a padding id "
+                "that no word has; build the vocabulary with a '<pad>' special first (specials=('<pad>',)) "
+                "or pass the pad_id it uses")
+
+    def get_config(self):
+        return {**super().get_config(), "pad_id": self.pad_id}
+
+    def _mask(self, context, dtype):
+        return ops.cast(ops.not_equal(context, self.pad_id), dtype)
 
     def _input_rows(self, context):
         vectors = ops.take(ops.cast(self.input_embedding.embeddings, "float32"), context, axis=0)
-        mask = ops.cast(ops.not_equal(context, 0), "float32")
-        weights = mask / ops.maximum(ops.sum(mask, axis=1, keepdims=True), 1.0)  # d(mean)/d(row)
-        return ops.sum(vectors * ops.expand_dims(weights, -1), axis=1), context, weights
+        mask = self._mask(context, "float32")
+        mean_weights = mask / ops.maximum(ops.sum(mask, axis=1, keepdims=True), 1.0)
+        # the hidden vector is the mean; each row receives the whole gradient (weight 1), as in word2vec.c
+        return ops.sum(vectors * ops.expand_dims(mean_weights, -1), axis=1), context, mask
 
     def call(self, inputs):
         context, centre, negatives = _unpack(inputs, self.output_kind)
@@ -251,8 +283,10 @@ class CBOW(_Word2VecModel):
             raise ValueError(f"CBOW takes context ids of shape (batch, 2 * window_size) and centre ids of shape "
                              f"(batch,), got {tuple(context.shape)} and {tuple(centre.shape)}")
         vectors = self.input_embedding(context)  # (B, C, d)
-        mask = ops.cast(ops.not_equal(context, 0), vectors.dtype)[..., None]
-        hidden = ops.sum(vectors * mask, axis=1) / ops.maximum(ops.sum(mask, axis=1), 1.0)
+        mask = self._mask(context, vectors.dtype)[..., None]
+        total = ops.sum(vectors * mask, axis=1)
+        mean = total / ops.maximum(ops.sum(mask, axis=1), 1.0)
+        hidden = total + ops.stop_gradient(mean - total)  # value: the mean; gradient per row: the full one
         if negatives is not None:
             return self.output_layer(hidden, centre, negatives)
         return self.output_layer(hidden, centre)

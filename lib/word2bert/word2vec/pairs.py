@@ -105,16 +105,21 @@ def cbow_examples(ids, sentence_ids, window_size: int = 5, rng=None, keep_prob=N
     word in their sentence are dropped.
 
     Args:
-        as ``skipgram_pairs``; ``pad_id``: the id that fills empty context slots (the
-        models treat id 0, ``<pad>``, as padding).
+        as ``skipgram_pairs``; ``pad_id``: the id that fills empty context slots; the model
+        must use the same one (``CBOW(pad_id=...)``, default 0, ``<pad>``).
 
     Returns:
         ``(contexts, centres)``: int32 arrays of shapes ``(n, 2 * window_size)`` and ``(n,)``.
 
     Raises:
-        ValueError: ``window_size`` < 1 or arrays of different lengths.
+        ValueError: ``window_size`` < 1, arrays of different lengths, or ``pad_id`` occurring
+            in ``ids`` (a real word would be taken for padding and dropped from every context).
     """
     window_size = _check_window(window_size)
+    if np.any(np.asarray(ids) == pad_id):
+        raise ValueError(f"pad_id {pad_id} occurs in ids: it is a real word here, and CBOW would drop it from every "
+                         "context; encode with a vocabulary whose id 0 is '<pad>' (specials=('<pad>',)) or pass a "
+                         "pad_id no word uses")
     rng = np.random.default_rng() if rng is None else rng
     ids, sent, reach = _epoch_tokens(ids, sentence_ids, window_size, rng, keep_prob, dynamic_window)
     n = len(ids)

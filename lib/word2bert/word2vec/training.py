@@ -45,6 +45,7 @@ class Word2VecDataset(keras.utils.PyDataset):
             negatives per example from (a third item, int32 ``(batch, num_negatives)``), or None.
         num_negatives: K, with ``negative_probs``.
         seed: seed of every draw (one ``numpy.random.Generator``).
+        pad_id: CBOW's padding id (``CBOW.pad_id``); it must not occur in ``ids``.
 
     Attributes:
         num_batches: steps per epoch, fixed by the first epoch's draw.
@@ -61,14 +62,14 @@ class Word2VecDataset(keras.utils.PyDataset):
     """
 
     def __init__(self, ids, sentence_ids, architecture: str, window_size: int, batch_size: int, keep_prob=None,
-                 negative_probs=None, num_negatives: int = 5, seed: int = 0):
+                 negative_probs=None, num_negatives: int = 5, seed: int = 0, pad_id: int = 0):
         super().__init__()
         if architecture not in ("skipgram", "cbow"):
             raise ValueError(f"architecture must be 'skipgram' or 'cbow', got {architecture!r}")
         if int(batch_size) < 1 or int(window_size) < 1:
             raise ValueError(f"batch_size and window_size must be >= 1, got {batch_size}, {window_size}")
         self.ids, self.sentence_ids = _check_stream(ids, sentence_ids, np.iinfo(np.int64).max)
-        self.make = skipgram_pairs if architecture == "skipgram" else cbow_examples
+        self.architecture, self.pad_id = architecture, int(pad_id)
         self.window_size, self.batch_size = int(window_size), int(batch_size)
         self.keep_prob, self.negative_probs, self.num_negatives = keep_prob, negative_probs, int(num_negatives)
         self.table = alias_table(negative_probs) if negative_probs is not None else None
@@ -78,7 +79,11 @@ class Word2VecDataset(keras.utils.PyDataset):
         self._draw()
 
     def _draw(self):
-        a, b = self.make(self.ids, self.sentence_ids, self.window_size, self.rng, keep_prob=self.keep_prob)
+        if self.architecture == "skipgram":
+            a, b = skipgram_pairs(self.ids, self.sentence_ids, self.window_size, self.rng, keep_prob=self.keep_prob)
+        else:
+            a, b = cbow_examples(self.ids, self.sentence_ids, self.window_size, self.rng, keep_prob=self.keep_prob,
+                                 pad_id=self.pad_id)
         if len(b) == 0:
             raise ValueError("the corpus gave no training examples (sentences of one word, or everything subsampled)")
         if self._steps is None:
@@ -220,7 +225,7 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
     data = Word2VecDataset(ids, sentence_ids, "skipgram" if isinstance(model, SkipGram) else "cbow", window_size,
                            batch_size, keep_prob=keep,
                            negative_probs=unigram_probs(model.counts) if model.output_kind == "negative" else None,
-                           num_negatives=model.num_negatives, seed=seed)
+                           num_negatives=model.num_negatives, seed=seed, pad_id=getattr(model, "pad_id", 0))
     if optimizer == "sgd":
         schedule = keras.optimizers.schedules.PolynomialDecay(
             learning_rate * batch_size, max(data.num_batches * epochs, 1), min_learning_rate * batch_size)
