@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -65,17 +64,7 @@ def main(argv=None):
     if args.corpus:
         return _ours_only(args)
 
-    from gensim.models import Word2Vec
-
-    sentences = datasets.wikipedia_sentences() + datasets.ptb("train")
-    if args.tokens:
-        kept, n = [], 0
-        for s in sentences:
-            if n >= args.tokens:
-                break
-            kept.append(s)
-            n += len(s)
-        sentences = kept
+    sentences = datasets.english_sentences(args.tokens or None)
     n_tokens = sum(map(len, sentences))
     vocab = Vocabulary(sentences, min_count=args.min_count, specials=("<pad>",), unk_token=None)
     ids, sentence_ids = w2v.encode_sentences(sentences, vocab)
@@ -100,20 +89,17 @@ def main(argv=None):
         model, ours_wps = _train_ours(args, vocab.counts, ids, sentence_ids, n_tokens)
         ours_vectors = (vocab, model.word_vectors())
 
-    hs = args.output == "hierarchical"
-    gensim = Word2Vec(vector_size=args.dim, window=args.window, min_count=args.min_count, sample=args.sample,
-                      sg=1, hs=int(hs), negative=0 if hs else args.negatives, workers=2, seed=1)
-    gensim.build_vocab(sentences)
-    started = time.time()
-    gensim.train(sentences, total_examples=len(sentences), epochs=args.epochs)
-    gensim_wps = n_tokens * args.epochs / (time.time() - started)
+    gensim, gensim_seconds = w2v.gensim_word2vec(sentences, "skipgram", args.output, embedding_dim=args.dim,
+                                                 window_size=args.window, min_count=args.min_count, sample=args.sample,
+                                                 num_negatives=args.negatives, epochs=args.epochs, workers=2, seed=1)
+    gensim_wps = n_tokens * args.epochs / gensim_seconds
 
     if args.export:
         print(f"gensim (workers=2): {gensim_wps:,.0f} words/s -- pass --gensim-wps {gensim_wps:.0f} with --corpus")
         return 0
     rows = [(f"ours (Keras {keras.config.backend()}, {args.optimizer})", ours_wps, ours_vectors),
             ("gensim (workers=2)", gensim_wps, gensim.wv)]
-    print(f"\n| model | words/s | ratio vs gensim | WordSim-353 rho | SimLex-999 rho |")
+    print("\n| model | words/s | ratio vs gensim | WordSim-353 rho | SimLex-999 rho |")
     print("|---|---|---|---|---|")
     for name, wps, vectors in rows:
         a, b = similarity_spearman(vectors, ws), similarity_spearman(vectors, sl)

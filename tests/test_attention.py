@@ -35,7 +35,7 @@ def test_padding_gets_zero_weight_and_rows_sum_to_one(score):
     v = rng.normal(size=(2, 5, 6)).astype("float32")
     mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], bool)
     layer = Attention(score, units=7)
-    context, weights = layer(q, v, values_mask=mask)
+    context, weights = layer(q, v, value_mask=mask)
     w = ops.convert_to_numpy(weights)
     assert w.shape == (2, 4, 5) and ops.convert_to_numpy(context).shape == (2, 4, 6)
     assert np.all(w[0, :, 3:] == 0.0)
@@ -44,7 +44,7 @@ def test_padding_gets_zero_weight_and_rows_sum_to_one(score):
     v2 = v.copy()
     v2[0, 3:] = 100.0
     v2[0, 4, 2] = np.nan  # not even a NaN in a padded position may leak in
-    c2, w2 = layer(q, v2, values_mask=mask)
+    c2, w2 = layer(q, v2, value_mask=mask)
     np.testing.assert_allclose(ops.convert_to_numpy(c2), ops.convert_to_numpy(context), rtol=1e-5, atol=1e-6)
 
 
@@ -70,7 +70,7 @@ def test_single_step_query_and_all_masked_row():
     q = np.ones((2, 4), np.float32)
     v = np.ones((2, 3, 4), np.float32)
     mask = np.array([[1, 0, 0], [0, 0, 0]], bool)
-    context, weights = Attention("dot")(q, v, values_mask=mask)
+    context, weights = Attention("dot")(q, v, value_mask=mask)
     w = ops.convert_to_numpy(weights)
     np.testing.assert_allclose(w, [[1, 0, 0], [0, 0, 0]])
     np.testing.assert_allclose(ops.convert_to_numpy(context)[1], 0.0)
@@ -80,7 +80,7 @@ def test_float16_masking_is_finite():
     q = np.full((1, 2, 4), 3.0, np.float16)
     v = np.full((1, 3, 4), 2.0, np.float16)
     layer = Attention("general", dtype="float16")
-    context, weights = layer(q, v, values_mask=np.array([[1, 1, 0]], bool))
+    context, weights = layer(q, v, value_mask=np.array([[1, 1, 0]], bool))
     w = ops.convert_to_numpy(weights).astype(np.float32)
     assert np.all(np.isfinite(w)) and np.all(np.isfinite(ops.convert_to_numpy(context).astype(np.float32)))
     assert np.all(w[..., 2] == 0) and np.allclose(w.sum(-1), 1.0, atol=1e-3)
@@ -106,7 +106,7 @@ def test_config_round_trip_and_save_load(tmp_path):
 def test_bad_arguments():
     with pytest.raises(ValueError, match="score"):
         Attention("cosine")
-    with pytest.raises(ValueError, match="d_query == d_values"):
+    with pytest.raises(ValueError, match="d_query == d_value"):
         Attention("dot")(np.ones((1, 2, 3), "float32"), np.ones((1, 4, 5), "float32"))
     with pytest.raises(ValueError, match="rank 3"):
         Attention("general")(np.ones((1, 2, 3), "float32"), np.ones((4, 5), "float32"))
@@ -136,16 +136,16 @@ def test_scaled_scores_divide_by_sqrt_d(score):
         Attention(score, scale="yes")
 
 
-@pytest.mark.parametrize("query, values, values_mask, match", [
+@pytest.mark.parametrize("query, values, value_mask, match", [
     (np.ones((2, 3, 4), "float32"), np.ones((3, 5, 4), "float32"), None, "same batch size"),
-    (np.ones((2, 3, 4), "float32"), np.ones((2, 5, 4), "float32"), np.ones((2, 4), bool), r"values_mask must have shape \(batch, source_len\) = \(2, 5\)"),
-    (np.ones((2, 3, 4), "float32"), np.ones((2, 5, 4), "float32"), np.ones((2, 5, 1), bool), "values_mask must have shape"),
+    (np.ones((2, 3, 4), "float32"), np.ones((2, 5, 4), "float32"), np.ones((2, 4), bool), r"value_mask must have shape \(batch, source_len\) = \(2, 5\)"),
+    (np.ones((2, 3, 4), "float32"), np.ones((2, 5, 4), "float32"), np.ones((2, 5, 1), bool), "value_mask must have shape"),
     (np.ones((2, 3, 4), "int32"), np.ones((2, 5, 4), "float32"), None, "query must be a float tensor"),
 ])
-def test_bad_shapes_and_dtypes_are_one_line_value_errors(query, values, values_mask, match):
+def test_bad_shapes_and_dtypes_are_one_line_value_errors(query, values, value_mask, match):
     for score in ("dot", "general", "additive"):
         with pytest.raises(ValueError, match=match):
-            Attention(score)(query, values, values_mask=values_mask)
+            Attention(score)(query, values, value_mask=value_mask)
 
 
 @pytest.mark.parametrize("score", ["dot", "general", "additive"])

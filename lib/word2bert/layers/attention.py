@@ -34,10 +34,13 @@ SCORES = ("dot", "general", "additive")
 class Attention(keras.layers.Layer):
     """Attention of queries over values with a dot, general (Luong) or additive (Bahdanau) score.
 
+    Names follow ``keras.layers.Attention`` / ``MultiHeadAttention``: ``query``, ``value``,
+    ``query_mask``, ``value_mask`` (True = attend, as in Keras).
+
     Args:
         score: ``"dot"``, ``"general"`` or ``"additive"``.
         units: size of the additive score's hidden layer (``W_q``, ``W_k``: ``d -> units``);
-            default: the values' feature size. Ignored by ``dot`` and ``general``.
+            default: the value's feature size. Ignored by ``dot`` and ``general``.
         scale: divide the ``dot``/``general`` scores by ``sqrt(d_query)`` (Vaswani et al.
             2017, eq. 1). Default False: the published Luong definitions. Ignored by
             ``additive`` (its scores are already bounded by ``|v_a|_1``).
@@ -45,25 +48,25 @@ class Attention(keras.layers.Layer):
 
     Call arguments:
         query: float, ``(batch, target_len, d_query)`` or ``(batch, d_query)`` (one step).
-        values: float, ``(batch, source_len, d_values)``: the encoder states.
-        values_mask: optional bool ``(batch, source_len)``; False marks padded source
+        value: float, ``(batch, source_len, d_value)``: the encoder states.
+        value_mask: optional bool ``(batch, source_len)``; False marks padded source
             positions, which get weight exactly 0. When omitted, Keras passes the mask that
-            ``values`` carries (e.g. from ``Embedding(mask_zero=True)``), if any.
+            ``value`` carries (e.g. from ``Embedding(mask_zero=True)``), if any.
         query_mask: optional bool ``(batch, target_len)``; False marks padded query
             positions, whose weights and context are all zero. When omitted, the mask that
             ``query`` carries, if any. That mask is also the mask of both outputs
             (``compute_mask``), so layers stacked on top see the padding.
 
     Returns:
-        ``(context, weights)``: ``context`` ``(batch, target_len, d_values)`` and
+        ``(context, weights)``: ``context`` ``(batch, target_len, d_value)`` and
         ``weights`` ``(batch, target_len, source_len)`` whose rows sum to 1 over the
         unmasked positions (without the ``target_len`` axis for a 2-D query). A row whose
         source positions are all masked gets all-zero weights and a zero context.
 
     Raises:
-        ValueError: unknown ``score``; ``scale`` not a bool; ``dot`` with ``d_query != d_values``;
-            wrong ranks; integer inputs; ``query`` and ``values`` with different batch sizes;
-            a ``values_mask`` whose shape is not ``(batch, source_len)`` (checked where the
+        ValueError: unknown ``score``; ``scale`` not a bool; ``dot`` with ``d_query != d_value``;
+            wrong ranks; integer inputs; ``query`` and ``value`` with different batch sizes;
+            a ``value_mask`` whose shape is not ``(batch, source_len)`` (checked where the
             shapes are known when the layer is called).
 
     Example:
@@ -89,49 +92,49 @@ class Attention(keras.layers.Layer):
         self.scale = scale
         self.supports_masking = True
 
-    def build(self, query_shape, values_shape=None):
-        if values_shape is None:
-            raise ValueError("Attention needs both query and values")
-        if len(values_shape) != 3:
-            raise ValueError(f"values must have rank 3 (batch, source_len, d_values), got shape {values_shape}")
+    def build(self, query_shape, value_shape=None):
+        if value_shape is None:
+            raise ValueError("Attention needs both query and value")
+        if len(value_shape) != 3:
+            raise ValueError(f"value must have rank 3 (batch, source_len, d_value), got shape {value_shape}")
         if len(query_shape) not in (2, 3):
             raise ValueError(f"query must have rank 2 or 3, got shape {query_shape}")
-        d_query, d_values = query_shape[-1], values_shape[-1]
-        if self.score == "dot" and d_query != d_values:
-            raise ValueError(f"the dot score needs d_query == d_values, got {d_query} and {d_values}")
+        d_query, d_value = query_shape[-1], value_shape[-1]
+        if self.score == "dot" and d_query != d_value:
+            raise ValueError(f"the dot score needs d_query == d_value, got {d_query} and {d_value}")
         if self.score == "general":
-            self.w_a = self.add_weight(name="w_a", shape=(d_values, d_query), initializer="glorot_uniform")
+            self.w_a = self.add_weight(name="w_a", shape=(d_value, d_query), initializer="glorot_uniform")
         elif self.score == "additive":
-            units = self.units or d_values
+            units = self.units or d_value
             self.w_q = self.add_weight(name="w_q", shape=(d_query, units), initializer="glorot_uniform")
-            self.w_k = self.add_weight(name="w_k", shape=(d_values, units), initializer="glorot_uniform")
+            self.w_k = self.add_weight(name="w_k", shape=(d_value, units), initializer="glorot_uniform")
             self.v_a = self.add_weight(name="v_a", shape=(units,), initializer="glorot_uniform")
         self.built = True
 
-    def scores(self, query, values):
+    def scores(self, query, value):
         """Raw scores e: ``(batch, target_len, source_len)`` for a 3-D query."""
         if self.score in ("dot", "general"):
-            keys = values if self.score == "dot" else ops.matmul(values, self.w_a)
+            keys = value if self.score == "dot" else ops.matmul(value, self.w_a)
             e = ops.einsum("btd,bsd->bts", query, keys)
             if self.scale:
                 e = e / ops.sqrt(ops.cast(ops.shape(query)[-1], e.dtype))
             return e
         q = ops.matmul(query, self.w_q)[:, :, None, :]  # (b, t, 1, u)
-        k = ops.matmul(values, self.w_k)[:, None, :, :]  # (b, 1, s, u)
+        k = ops.matmul(value, self.w_k)[:, None, :, :]  # (b, 1, s, u)
         return ops.einsum("btsu,u->bts", ops.tanh(q + k), self.v_a)
 
-    def call(self, query, values, values_mask=None, query_mask=None):
-        _check_call_shapes(query, values, values_mask)
+    def call(self, query, value, value_mask=None, query_mask=None):
+        _check_call_shapes(query, value, value_mask)
         single_step = len(query.shape) == 2
         if single_step:
             query = query[:, None, :]
             if query_mask is not None:
                 query_mask = ops.reshape(query_mask, (-1, 1))
-        if values_mask is not None:  # zero the padded values: nothing there (not even a NaN) can leak in
-            values = ops.where(ops.cast(values_mask, "bool")[:, :, None], values, ops.zeros_like(values))
-        e = self.scores(query, values)
-        if values_mask is not None:
-            keep = ops.cast(values_mask, "bool")[:, None, :]
+        if value_mask is not None:  # zero the padded values: nothing there (not even a NaN) can leak in
+            value = ops.where(ops.cast(value_mask, "bool")[:, :, None], value, ops.zeros_like(value))
+        e = self.scores(query, value)
+        if value_mask is not None:
+            keep = ops.cast(value_mask, "bool")[:, None, :]
             lowest = ops.convert_to_tensor(float(_dtype_min(e.dtype)), dtype=e.dtype)
             e = ops.where(keep, e, lowest)
             weights = ops.where(keep, ops.softmax(e, axis=-1), ops.zeros_like(e))
@@ -139,7 +142,7 @@ class Attention(keras.layers.Layer):
             weights = ops.softmax(e, axis=-1)
         if query_mask is not None:  # a padded query position attends to nothing
             weights = ops.where(ops.cast(query_mask, "bool")[:, :, None], weights, ops.zeros_like(weights))
-        context = ops.einsum("bts,bsd->btd", weights, ops.cast(values, weights.dtype))
+        context = ops.einsum("bts,bsd->btd", weights, ops.cast(value, weights.dtype))
         if single_step:
             return context[:, 0, :], weights[:, 0, :]
         return context, weights
@@ -152,10 +155,10 @@ class Attention(keras.layers.Layer):
             return None
         return [previous_mask, previous_mask]
 
-    def compute_output_shape(self, query_shape, values_shape):
+    def compute_output_shape(self, query_shape, value_shape):
         if len(query_shape) == 2:
-            return (query_shape[0], values_shape[-1]), (query_shape[0], values_shape[1])
-        return (*query_shape[:2], values_shape[-1]), (*query_shape[:2], values_shape[1])
+            return (query_shape[0], value_shape[-1]), (query_shape[0], value_shape[1])
+        return (*query_shape[:2], value_shape[-1]), (*query_shape[:2], value_shape[1])
 
     def get_config(self):
         config = super().get_config()
@@ -163,21 +166,21 @@ class Attention(keras.layers.Layer):
         return config
 
 
-def _check_call_shapes(query, values, values_mask) -> None:
-    for name, x in (("query", query), ("values", values)):
+def _check_call_shapes(query, value, value_mask) -> None:
+    for name, x in (("query", query), ("value", value)):
         dtype = keras.backend.standardize_dtype(x.dtype)
         if "float" not in dtype:
             raise ValueError(f"{name} must be a float tensor, got dtype {dtype}")
-    qb, vb, source_len = query.shape[0], values.shape[0], values.shape[1]
+    qb, vb, source_len = query.shape[0], value.shape[0], value.shape[1]
     if qb is not None and vb is not None and qb != vb:
-        raise ValueError(f"query and values must have the same batch size, got {qb} and {vb}")
-    mask_shape = getattr(values_mask, "shape", None)
+        raise ValueError(f"query and value must have the same batch size, got {qb} and {vb}")
+    mask_shape = getattr(value_mask, "shape", None)
     if mask_shape is None:
         return
     mask_shape = tuple(mask_shape)
     expected = (vb, source_len)
     if len(mask_shape) != 2 or any(g is not None and w is not None and g != w for g, w in zip(mask_shape, expected)):
-        raise ValueError(f"values_mask must have shape (batch, source_len) = {expected}, got {mask_shape}")
+        raise ValueError(f"value_mask must have shape (batch, source_len) = {expected}, got {mask_shape}")
 
 
 def _dtype_min(dtype) -> float:

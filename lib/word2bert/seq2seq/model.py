@@ -107,7 +107,7 @@ class Seq2Seq(keras.Model):
         dec_out, new_state = self.decoder_gru(y, initial_state=state, training=training)
         weights = None
         if self.attn is not None:
-            context, weights = self.attn(dec_out, enc_out, values_mask=src_mask)
+            context, weights = self.attn(dec_out, enc_out, value_mask=src_mask)
             h = self.combine(ops.concatenate([context, dec_out], axis=-1))
         else:
             h = self.combine(dec_out)
