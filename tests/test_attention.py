@@ -192,3 +192,9 @@ def test_scaling_uses_the_query_size_when_query_and_values_differ():
     _, w = layer(q, v)
     e = q[0] @ (v[0] @ ops.convert_to_numpy(layer.w_a)).T
     np.testing.assert_allclose(ops.convert_to_numpy(w)[0], _softmax(e / 3.0), rtol=1e-4, atol=1e-6)
+
+
+def test_a_query_mask_of_the_wrong_shape_is_a_one_line_error():
+    q, v = np.ones((2, 3, 4), "float32"), np.ones((2, 5, 6), "float32")
+    with pytest.raises(ValueError, match=r"query_mask must have shape \(batch, target_len\) = \(2, 3\), got \(2, 7\)"):
+        Attention("general")(q, v, query_mask=np.ones((2, 7), bool))

@@ -157,6 +157,8 @@ def test_next_token_probs_equal_the_full_models_last_step():
     np.testing.assert_allclose(lm.next_token_probs(twin, history), got, rtol=1e-6)   # the state is reset each call
     with pytest.raises(ValueError, match="at least one"):
         lm.next_token_probs(twin, [])
+    with pytest.raises(TypeError, match="integers"):
+        lm.next_token_probs(twin, [1.7])
 
 
 def test_perplexity_of_zero_real_tokens_is_nan_not_one():

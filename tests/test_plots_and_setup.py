@@ -58,3 +58,8 @@ def test_setup_picks_the_profile_and_seeds_every_generator(capsys):
         word2bert.setup(sizes, seed=-1)
     with pytest.raises(ValueError, match="profile table lacks"):
         word2bert.setup({"cpu": {}})
+
+
+def test_history_names_a_wrong_container():
+    with pytest.raises(ValueError, match="keras History"):
+        plots.history([{"loss": [3, 2, 1]}, {"loss": [2, 1]}])

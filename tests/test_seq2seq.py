@@ -116,3 +116,13 @@ def test_train_and_evaluate_translation_pipeline():
     assert sum(n for _, n in result["buckets"].values()) == 2
     with pytest.raises(ValueError, match="patience"):
         train_seq2seq(model, data, epochs=1, patience=0, learning_rate=0.01, batch_size=8)
+
+
+def test_pipeline_mistakes_are_clear_errors():
+    with pytest.raises(ValueError, match="attention must be None or one of"):
+        Seq2Seq(20, 20, attention="bahdanau")
+    with pytest.raises(ValueError, match="room for words"):
+        prepare_translation(_toy_splits(), 5, 2, 20, min_count=1)
+    data = prepare_translation(_toy_splits(), 5, 50, 50, min_count=1)
+    with pytest.raises(ValueError, match="src_vocab_size is 5"):
+        train_seq2seq(Seq2Seq(5, 5, 8, 8), data, epochs=1, patience=1, learning_rate=0.01, batch_size=8)

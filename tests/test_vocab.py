@@ -96,3 +96,8 @@ def test_decode_refuses_float_ids():
     assert v.decode(np.array([2, 3])) == ["a", "b"] and v.decode([]) == []
     with pytest.raises(TypeError, match="integers"):
         v.decode(np.array([2.7, 3.0]))
+
+
+def test_duplicated_specials_are_named():
+    with pytest.raises(ValueError, match="distinct"):
+        Vocabulary(["a"], specials=("<pad>", "<pad>"))

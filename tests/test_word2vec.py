@@ -300,7 +300,7 @@ def test_bad_inputs_get_clear_errors():
 
 @pytest.mark.skipif(keras.config.backend() != "tensorflow", reason="the sparse step exists on TensorFlow only")
 def test_sparse_step_falls_back_where_it_would_be_wrong():
-    # found in review: EMA crashed fit, a frozen table still moved, float ids failed
+    # found in review: EMA crashed fit, a frozen table still moved, float ids failed (now refused clearly)
     rng = np.random.default_rng(0)
     x = (rng.integers(1, 16, 64), rng.integers(1, 16, 64), rng.integers(1, 16, (64, 3)))
 
@@ -321,8 +321,9 @@ def test_sparse_step_falls_back_where_it_would_be_wrong():
     m = model()
     m.compile(keras.optimizers.SGD(0.1))
     assert m.uses_sparse_sgd()
-    loss = m.fit(tuple(v.astype("float32") for v in x), batch_size=32, verbose=0).history["loss"]
-    assert np.isfinite(loss).all()
+    assert np.isfinite(m.fit(x, batch_size=32, verbose=0).history["loss"]).all()
+    with pytest.raises(ValueError, match="must be integers"):   # float ids: a clear error, never a silent truncation
+        m.fit(tuple(v.astype("float32") for v in x), batch_size=32, verbose=0)
 
 
 def test_train_word2vec_rejects_ids_outside_the_vocabulary():
@@ -484,3 +485,17 @@ def test_cbow_padding_is_explicit_and_a_real_word_at_the_pad_id_is_refused():
         w2v.CBOW(5, 3, "softmax", pad_id=5)
     with pytest.raises(ValueError, match="pad_id 0 occurs in ids"):
         w2v.cbow_examples(np.array([0, 1, 2]), np.array([0, 0, 0]), 1)
+
+
+def test_user_mistakes_are_clear_errors():
+    from word2bert.text import Vocabulary
+    v = Vocabulary([["the", "cat", "sat"]], specials=("<pad>",), unk_token=None)
+    with pytest.raises(TypeError, match="string"):
+        w2v.encode_sentences(["the cat sat"], v)            # a sentence must be a token list
+    with pytest.raises(ValueError, match="integers"):
+        w2v.SkipGram(8, 4, "softmax")((np.array([1.5, 2.0]), np.array([3.0, 4.0])))
+    ids, sid = w2v.encode_sentences([["the", "cat", "sat"]] * 5, v)
+    model = w2v.SkipGram(len(v), 4, "negative", counts=v.counts)
+    for bad in ({"epochs": 1.5}, {"batch_size": 2.5}):
+        with pytest.raises(ValueError, match="integer >= 1"):
+            w2v.train_word2vec(model, ids, sid, **bad)

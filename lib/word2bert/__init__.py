@@ -23,8 +23,9 @@ every package import register their classes with Keras.
 import os
 
 # TensorFlow prints start-up logs (CUDA probing, oneDNN notes) to stderr when it is first
-# imported; a course's notebooks show them in every chapter. Only a default: set it yourself
-# to see them.
+# imported; a course's notebooks show them in every chapter. This quiets those that honour
+# TF_CPP_MIN_LOG_LEVEL, and only when word2bert is imported before keras / tensorflow (the
+# chapters import it first). Only a default: set the variable yourself to see them.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 from word2bert.course.profiles import PROFILES, pick, profile  # noqa: E402

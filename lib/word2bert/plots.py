@@ -38,6 +38,9 @@ def history(histories, keys=("loss", "val_loss"), ax=None, title: str | None = N
 
     if smooth < 1:
         raise ValueError(f"smooth must be >= 1, got {smooth}")
+    if not (hasattr(histories, "history") or isinstance(histories, dict)):
+        raise ValueError(f"histories must be a keras History, a dict of per-epoch lists, or a dict "
+                         f"{{label: History or dict}}, got {type(histories).__name__}")
     single = hasattr(histories, "history") or (
         isinstance(histories, dict) and all(np.ndim(v) == 1 for v in histories.values()))
     runs = {"": _curves(histories)} if single else {label: _curves(h) for label, h in histories.items()}

@@ -66,7 +66,8 @@ class Attention(keras.layers.Layer):
     Raises:
         ValueError: unknown ``score``; ``scale`` not a bool; ``dot`` with ``d_query != d_value``;
             wrong ranks; integer inputs; ``query`` and ``value`` with different batch sizes;
-            a ``value_mask`` whose shape is not ``(batch, source_len)`` (checked where the
+            a ``value_mask`` whose shape is not ``(batch, source_len)`` or a ``query_mask`` whose
+            shape is not ``(batch, target_len)`` (checked where the
             shapes are known when the layer is called).
 
     Example:
@@ -124,7 +125,7 @@ class Attention(keras.layers.Layer):
         return ops.einsum("btsu,u->bts", ops.tanh(q + k), self.v_a)
 
     def call(self, query, value, value_mask=None, query_mask=None):
-        _check_call_shapes(query, value, value_mask)
+        _check_call_shapes(query, value, value_mask, query_mask)
         single_step = len(query.shape) == 2
         if single_step:
             query = query[:, None, :]
@@ -166,7 +167,7 @@ class Attention(keras.layers.Layer):
         return config
 
 
-def _check_call_shapes(query, value, value_mask) -> None:
+def _check_call_shapes(query, value, value_mask, query_mask=None) -> None:
     for name, x in (("query", query), ("value", value)):
         dtype = keras.backend.standardize_dtype(x.dtype)
         if "float" not in dtype:
@@ -174,13 +175,19 @@ def _check_call_shapes(query, value, value_mask) -> None:
     qb, vb, source_len = query.shape[0], value.shape[0], value.shape[1]
     if qb is not None and vb is not None and qb != vb:
         raise ValueError(f"query and value must have the same batch size, got {qb} and {vb}")
-    mask_shape = getattr(value_mask, "shape", None)
-    if mask_shape is None:
-        return
-    mask_shape = tuple(mask_shape)
-    expected = (vb, source_len)
-    if len(mask_shape) != 2 or any(g is not None and w is not None and g != w for g, w in zip(mask_shape, expected)):
-        raise ValueError(f"value_mask must have shape (batch, source_len) = {expected}, got {mask_shape}")
+    expected = {"value_mask": ("(batch, source_len)", (vb, source_len)),
+                "query_mask": ("(batch, target_len)", (qb,) + ((query.shape[1],) if len(query.shape) == 3 else ()))}
+    for name, mask in (("value_mask", value_mask), ("query_mask", query_mask)):
+        mask_shape = getattr(mask, "shape", None)
+        if mask_shape is None:
+            continue
+        mask_shape, (label, want) = tuple(mask_shape), expected[name]
+        if name == "query_mask" and len(want) == 1:  # a one-step query: (batch,) or (batch, 1)
+            ok = len(mask_shape) in (1, 2) and (len(mask_shape) == 1 or mask_shape[1] in (None, 1))
+        else:
+            ok = len(mask_shape) == len(want) and all(g is None or w is None or g == w for g, w in zip(mask_shape, want))
+        if not ok:
+            raise ValueError(f"{name} must have shape {label} = {want}, got {mask_shape}")
 
 
 def _dtype_min(dtype) -> float:

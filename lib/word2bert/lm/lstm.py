@@ -145,9 +145,13 @@ def next_token_probs(model, history_ids) -> np.ndarray:
         float64 ``(vocab_size,)`` probabilities summing to 1.
 
     Raises:
+        TypeError: ids that are not integers.
         ValueError: an empty history, or a model whose batch size is not 1.
     """
-    history_ids = [int(t) for t in np.asarray(history_ids).ravel()]
+    history_ids = np.asarray(history_ids)
+    if history_ids.size and not np.issubdtype(history_ids.dtype, np.integer):
+        raise TypeError(f"history_ids must be integers, got dtype {history_ids.dtype}")
+    history_ids = [int(t) for t in history_ids.ravel()]
     if not history_ids:
         raise ValueError("next_token_probs needs a history of at least one id")
     _, log_probs = _feed(model, history_ids)

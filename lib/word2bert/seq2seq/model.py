@@ -18,7 +18,7 @@ import numpy as np
 from keras import ops
 
 from word2bert.decoding import beam_search, greedy_search
-from word2bert.layers.attention import Attention
+from word2bert.layers.attention import SCORES, Attention
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
@@ -74,6 +74,8 @@ class Seq2Seq(keras.Model):
                 raise ValueError(f"{name} must be >= 1, got {value}")
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        if attention is not None and attention not in SCORES:
+            raise ValueError(f"attention must be None or one of {SCORES}, got {attention!r}")
         self.src_vocab_size, self.tgt_vocab_size = int(src_vocab_size), int(tgt_vocab_size)
         self.embedding_dim, self.units = int(embedding_dim), int(units)
         self.attention, self.dropout, self.seed, self.attention_scale = attention, float(dropout), seed, attention_scale

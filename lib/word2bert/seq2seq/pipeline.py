@@ -95,7 +95,8 @@ def prepare_translation(splits: dict, max_len: int, src_vocab_size: int, tgt_voc
             target)`` strings (e.g. ``datasets.ding_de_en(split)``).
         max_len: keep pairs whose two sides have 1..max_len tokens (``tokenize``); test sources
             with more tokens are left out.
-        src_vocab_size, tgt_vocab_size: vocabulary caps, specials included.
+        src_vocab_size, tgt_vocab_size: vocabulary caps, specials included (``<pad>``, ``<unk>`` on the
+            source side, also ``<s>``, ``</s>`` on the target side), so each must exceed their number.
         train_pairs: keep a random subset of this many training pairs (None: all), drawn with ``rng``.
         test_sources: keep the first this many distinct test sources (None: all).
         min_count: words seen fewer times in training become ``<unk>``.
@@ -105,14 +106,18 @@ def prepare_translation(splits: dict, max_len: int, src_vocab_size: int, tgt_voc
         ``TranslationData``.
 
     Raises:
-        ValueError: a split is missing, ``max_len`` < 1, ``train_pairs`` without ``rng``, or no
-            pair fits the cap.
+        ValueError: a split is missing, ``max_len`` < 1, a vocabulary cap with no room for words,
+            ``train_pairs`` without ``rng``, or no pair fits the cap.
     """
     missing = [s for s in ("train", "valid", "test") if s not in splits]
     if missing:
         raise ValueError(f"splits lacks {missing}: pass train, valid and test pairs")
     if max_len < 1:
         raise ValueError(f"max_len must be >= 1, got {max_len}")
+    if src_vocab_size <= 2 or tgt_vocab_size <= len(SPECIALS):
+        raise ValueError(f"the vocabulary caps include the special tokens (2 on the source side, {len(SPECIALS)} on the "
+                         f"target side) and must leave room for words: got src_vocab_size={src_vocab_size}, "
+                         f"tgt_vocab_size={tgt_vocab_size}")
     train = _tokenized(splits["train"], max_len)
     if not train:
         raise ValueError(f"no training pair has both sides within {max_len} tokens")
@@ -154,10 +159,16 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
         seconds of ``fit``.
 
     Raises:
-        ValueError: ``epochs`` or ``patience`` < 1.
+        ValueError: ``epochs`` or ``patience`` < 1, or a model whose vocabulary sizes are smaller than
+            the data's (its embeddings could not look up every id).
     """
     if epochs < 1 or patience < 1:
         raise ValueError(f"epochs and patience must be >= 1, got {epochs}, {patience}")
+    for side, vocab in (("src", data.src_vocab), ("tgt", data.tgt_vocab)):
+        size = getattr(model, f"{side}_vocab_size", None)
+        if size is not None and size < len(vocab):
+            raise ValueError(f"the model's {side}_vocab_size is {size} but the data's {side} vocabulary has {len(vocab)} "
+                             f"ids: build it with {side}_vocab_size=len(data.{side}_vocab)")
     model.compile(optimizer=keras.optimizers.Adam(learning_rate, clipnorm=clipnorm),
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0))
     early_stop = keras.callbacks.EarlyStopping("val_loss", patience=patience, restore_best_weights=True)

@@ -52,7 +52,9 @@ class Vocabulary:
         specials: Iterable[str] = ("<pad>", "<unk>"),
         unk_token: str | None = "<unk>",
     ):
-        specials = list(dict.fromkeys(specials))
+        specials = list(specials)
+        if len(set(specials)) != len(specials):
+            raise ValueError(f"specials must be distinct, got {specials}")
         if min_count < 1:
             raise ValueError(f"min_count must be >= 1, got {min_count}")
         if max_size is not None and max_size < len(specials):

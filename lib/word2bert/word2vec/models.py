@@ -66,6 +66,10 @@ def _unpack(inputs, output_kind):
         raise ValueError("inputs must be a tuple (input_ids, target_ids) or (input_ids, target_ids, negatives)")
     if len(inputs) == 3 and output_kind != "negative":
         raise ValueError(f"negatives were given but output={output_kind!r} does not use them")
+    for name, ids in zip(("input ids", "target ids", "negatives"), inputs):
+        dtype = keras.backend.standardize_dtype(getattr(ids, "dtype", None) or np.asarray(ids).dtype)
+        if "int" not in dtype:
+            raise ValueError(f"{name} must be integers, got dtype {dtype}: cast them (ids.astype('int32'))")
     return inputs[0], inputs[1], (inputs[2] if len(inputs) == 3 else None)
 
 

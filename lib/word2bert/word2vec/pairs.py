@@ -10,19 +10,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from word2bert.course.checks import token_lists
+
 
 def encode_sentences(sentences, vocab) -> tuple[np.ndarray, np.ndarray]:
     """Encode sentences to one id stream, dropping out-of-vocabulary words (gensim's rule).
 
     Args:
-        sentences: list of token lists.
-        vocab: ``word2bert.vocab.Vocabulary``; tokens absent from ``vocab.stoi`` are
+        sentences: list of token lists (split strings first, e.g. ``text.split()``).
+        vocab: ``word2bert.text.Vocabulary``; tokens absent from ``vocab.stoi`` are
             dropped (not mapped to ``<unk>``), so rare words do not occupy window slots.
 
     Returns:
         ``(ids, sentence_ids)``: two 1-D int32 arrays of equal length; ``sentence_ids[i]``
         is the index of the sentence token ``i`` came from.
+
+    Raises:
+        TypeError: ``sentences`` or one of its sentences is a string (its characters would be
+            looked up as words and the stream would silently come out empty).
     """
+    sentences = token_lists(sentences)
     stoi = vocab.stoi
     ids, sent = [], []
     for s, sentence in enumerate(sentences):

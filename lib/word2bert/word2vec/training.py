@@ -206,8 +206,9 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
         learning_rate = 0.025 if optimizer == "sgd" else 0.004
     if batch_size is None:
         batch_size = 2048 if getattr(model, "output_kind", None) == "hierarchical" else 4096
-    if epochs < 1 or batch_size < 1:
-        raise ValueError(f"epochs and batch_size must be >= 1, got {epochs}, {batch_size}")
+    for name, value in (("epochs", epochs), ("batch_size", batch_size)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     if not learning_rate > 0 or (optimizer == "sgd" and not 0 <= min_learning_rate <= learning_rate):
         raise ValueError(f"need 0 <= min_learning_rate <= learning_rate and learning_rate > 0, "
                          f"got {min_learning_rate}, {learning_rate}")
