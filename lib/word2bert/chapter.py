@@ -15,7 +15,6 @@ device.
 from __future__ import annotations
 
 import logging
-import os
 
 import numpy as np
 
@@ -60,8 +59,7 @@ def setup(sizes: dict, seed: int = 0, profile: str | None = None, quiet: bool = 
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    import keras
+    import keras  # word2bert's own import has already set TF_CPP_MIN_LOG_LEVEL's default
 
     import word2bert.register  # noqa: F401  (every serializable class, for load_model)
 

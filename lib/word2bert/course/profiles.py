@@ -51,26 +51,24 @@ def gpu_name() -> str | None:
     A missing Keras or a broken accelerator stack counts as no usable GPU.
     """
     try:
-        with quiet_native_stderr():
+        with quiet_native_stderr():  # the backend's first import prints C++ start-up lines
             import keras
 
-        backend = keras.config.backend()
-        if backend == "tensorflow":
-            with quiet_native_stderr():
+            backend = keras.config.backend()
+            if backend == "tensorflow":
                 import tensorflow as tf
 
                 gpus = tf.config.list_physical_devices("GPU")
-            return f"gpu:{gpus[0].name}" if gpus else None
-        if backend == "jax":
-            with quiet_native_stderr():
+                return f"gpu:{gpus[0].name}" if gpus else None
+            if backend == "jax":
                 import jax
 
                 gpus = [d for d in jax.devices() if d.platform == "gpu"]
-            return f"gpu:{getattr(gpus[0], 'device_kind', '')}" if gpus else None
-        if backend == "torch":
-            import torch
+                return f"gpu:{getattr(gpus[0], 'device_kind', '')}" if gpus else None
+            if backend == "torch":
+                import torch
 
-            return f"cuda:{torch.cuda.get_device_name(0)}" if torch.cuda.is_available() else None
+                return f"cuda:{torch.cuda.get_device_name(0)}" if torch.cuda.is_available() else None
     except Exception:
         return None
     return None
