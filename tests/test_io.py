@@ -41,3 +41,20 @@ def test_file_mode_is_kept_or_a_normal_new_file_mode(tmp_path):
     os.chmod(path, 0o640)
     atomic_write(path, "b")
     assert path.stat().st_mode & 0o777 == 0o640
+
+
+def test_atomic_save_keeps_the_old_file_when_the_writer_fails(tmp_path):
+    from word2bert.course import atomic_save
+
+    path = tmp_path / "sub" / "model.keras"
+    atomic_save(lambda p: open(p, "w").write("v1"), path)
+    assert path.read_text() == "v1"
+
+    def broken(p):
+        assert p.endswith(".keras")  # the writer sees the target's suffix
+        open(p, "w").write("half")
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError, match="disk full"):
+        atomic_save(broken, path)
+    assert path.read_text() == "v1" and sorted(f.name for f in path.parent.iterdir()) == ["model.keras"]

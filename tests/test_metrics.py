@@ -64,3 +64,18 @@ def test_lowercase_is_passed_to_sacrebleu():
     hyp, ref = ["The Cat sat on the Mat today ."], [["the cat sat on the mat today ."]]
     assert corpus_bleu(hyp, ref, lowercase=True) == pytest.approx(100.0)
     assert corpus_bleu(hyp, ref) < 60.0
+
+
+def test_chrf_by_hand_and_by_bucket():
+    from word2bert.metrics import corpus_chrf
+
+    assert corpus_chrf(["the cat sat."], [["the cat sat."]]) == pytest.approx(100.0)
+    # against sacrebleu's own API, with a varying number of references per line
+    hyps, refs = ["the cat sat on the mat.", "a dog ran"], [["the cat sat on a mat.", "a cat sat."], ["the dog ran"]]
+    expected = sacrebleu.corpus_chrf(hyps, [["the cat sat on a mat.", "the dog ran"], ["a cat sat.", None]]).score
+    assert corpus_chrf(hyps, refs) == pytest.approx(expected)
+    # chrF gives partial credit where BLEU gives none: a right stem with a wrong ending
+    assert corpus_chrf(["they walked home"], [["they walk home"]]) > 50 > corpus_bleu(["they walked home"],
+                                                                                    [["they walk home"]])
+    buckets = bleu_by_bucket([1, 9], ["a b", "c d e"], ["a b", "x y z"], edges=(5,), metric=corpus_chrf)
+    assert buckets["1-5"] == (pytest.approx(100.0), 1) and buckets[">5"][0] < 10

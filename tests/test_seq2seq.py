@@ -6,14 +6,16 @@ import pytest
 from keras import ops
 
 from layer_checks import run_layer_test
-from word2bert.seq2seq import (SPECIALS, Seq2Seq, detokenize, encode_pairs, evaluate_translation, group_references,
-                               prepare_translation, tokenize, train_seq2seq)
+from word2bert.seq2seq import (SPECIALS, LengthBatches, Seq2Seq, detokenize, encode_pairs, evaluate_translation,
+                               group_references, prepare_translation, tokenize, train_seq2seq)
 from word2bert.text import Vocabulary
 
 
 def test_tokenize_and_detokenize():
     assert tokenize("Don’t forget the e-mail, Tom!") == ["don't", "forget", "the", "e-mail", ",", "tom", "!"]
     assert detokenize(["hello", ",", "world", "!", "</s>"]) == "hello, world!"
+    # <unk> stays visible (and costs BLEU); only <pad>, <s>, </s> are dropped
+    assert detokenize(["<s>", "the", "<unk>", "came", "<pad>", "</s>"]) == "the <unk> came"
     text = "it's not worth the effort, is it?"
     assert detokenize(tokenize(text)) == text
 
@@ -35,10 +37,12 @@ def test_group_references():
     assert sources == ["A b c."] and refs == [["x y.", "z!"]]
 
 
-@pytest.mark.parametrize("attention, scale", [(None, False), ("additive", False), ("dot", True)])
-def test_step_function_matches_teacher_forced_model(attention, scale):
+@pytest.mark.parametrize("attention, scale, bidirectional", [(None, False, False), ("additive", False, False),
+                                                           ("dot", True, True), (None, False, True)])
+def test_step_function_matches_teacher_forced_model(attention, scale, bidirectional):
     rng = np.random.default_rng(0)
-    m = Seq2Seq(20, 15, embedding_dim=8, units=12, attention=attention, attention_scale=scale)
+    m = Seq2Seq(20, 15, embedding_dim=8, units=12, attention=attention, attention_scale=scale,
+                bidirectional=bidirectional)
     if attention:
         assert m.attn.scale is scale
     src = rng.integers(1, 20, size=(3, 6)).astype("int32")
@@ -53,6 +57,75 @@ def test_step_function_matches_teacher_forced_model(attention, scale):
     # extra padding columns change nothing (the encoder and the attention both mask them)
     src2 = np.concatenate([src, np.zeros((3, 3), "int32")], axis=1)
     np.testing.assert_allclose(ops.convert_to_numpy(m((src2, dec_in))), logits, rtol=1e-5, atol=1e-5)
+    # score() is the sum of the step log-probabilities of the given tokens, </s> included
+    targets = [[3, 4], [5], [6, 7, 8]]
+    bos, eos = 1, 2
+    expected_scores = []
+    for i, t in enumerate(targets):
+        state, total = m.encode(src[i:i + 1]), 0.0
+        for prev, nxt in zip([bos] + t, t + [eos]):
+            log_probs, state = m.step(state, np.array([prev], np.int32))
+            total += log_probs[0, nxt]
+        expected_scores.append(total)
+    np.testing.assert_allclose(m.score(src, targets, bos, eos, batch_size=2), expected_scores, rtol=1e-4, atol=1e-4)
+
+
+def test_without_attention_the_source_summary_enters_every_decoder_step():
+    """Cho et al. (2014): c is an input of every step, not only the initial state."""
+    m = Seq2Seq(20, 15, embedding_dim=8, units=12, attention=None)
+    assert m.decoder_gru.cell.kernel.shape == (8 + 12, 3 * 12)
+    dec_in = ops.convert_to_tensor(np.array([[1, 2, 3, 4, 5, 6]], "int32"))
+    zero = ops.zeros((1, 12))
+    c1, c2 = ops.ones((1, 12)), -ops.ones((1, 12))
+    # same initial state, different context: every step's output differs
+    out1 = ops.convert_to_numpy(m._decode(dec_in, zero, None, None, context=c1)[0])
+    out2 = ops.convert_to_numpy(m._decode(dec_in, zero, None, None, context=c2)[0])
+    assert np.all(np.abs(out1 - out2).max(axis=-1) > 1e-4)
+
+
+def test_bidirectional_encoder_reads_both_ways():
+    m = Seq2Seq(20, 15, embedding_dim=8, units=12, attention="general", bidirectional=True)
+    src = np.array([[3, 4, 5, 6, 0]], "int32")
+    state = m.encode(src)
+    assert state["memory"].shape == (1, 5, 12) and state["h"].shape == (1, 12)
+    # the backward half of the first position depends on the last word; a unidirectional encoder's could not
+    changed = src.copy()
+    changed[0, 3] = 9
+    first = m.encode(changed)["memory"][0, 0]
+    assert np.abs(first[6:] - state["memory"][0, 0, 6:]).max() > 1e-5
+    np.testing.assert_allclose(first[:6], state["memory"][0, 0, :6], atol=1e-6)
+    with pytest.raises(ValueError, match="units must be even"):
+        Seq2Seq(20, 15, units=11, bidirectional=True)
+
+
+def test_length_batches_cover_every_pair_once_and_trim_padding():
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(1, 30, size=101)
+    x = np.zeros((101, 30), np.int32)
+    din = np.zeros((101, 31), np.int32)
+    for i, n in enumerate(lengths):
+        x[i, :n] = rng.integers(1, 9, n)
+        din[i, :n + 1] = rng.integers(1, 9, n + 1)
+    dout = din.copy()
+    batches = LengthBatches(x, din, dout, batch_size=16, seed=0, round_to=8)
+    assert len(batches) == 7
+    for epoch in range(2):
+        seen = []
+        for b in range(len(batches)):
+            (bx, bdin), bdout = batches[b]
+            rows = batches.batches[b]
+            assert bx.shape[1] % 8 == 0 or bx.shape[1] == 30
+            # nothing but padding was cut
+            np.testing.assert_array_equal(bx, x[rows, :bx.shape[1]])
+            assert not x[rows, bx.shape[1]:].any() and not din[rows, bdin.shape[1]:].any()
+            np.testing.assert_array_equal(bdout, dout[rows, :bdout.shape[1]])
+            seen += list(rows)
+        assert sorted(seen) == list(range(101))
+        batches.on_epoch_end()
+    spread = [np.ptp(lengths[rows]) for rows in batches.batches]
+    assert np.mean(spread) < 0.5 * np.ptp(lengths)  # similar lengths together
+    with pytest.raises(ValueError, match="as many rows"):
+        LengthBatches(x, din[:5], dout, 4)
 
 
 @pytest.mark.parametrize("attention", [None, "general"])
@@ -62,11 +135,12 @@ def test_seq2seq_passes_the_shared_layer_test(attention, tmp_path):
     src[0, 4:] = 0
     dec_in = rng.integers(1, 15, size=(3, 4)).astype("int32")
     target = rng.integers(1, 15, size=(3, 4)).astype("int32")
-    # embeddings 2 + GRUs 2 x 3 + combine 2 + logits 2 (+ general's W_a)
+    # embeddings 2 + GRUs (2 or 3) x 3 + combine 2 + logits 2 (+ general's W_a)
     run_layer_test(Seq2Seq, {"src_vocab_size": 20, "tgt_vocab_size": 15, "embedding_dim": 8, "units": 12,
-                             "attention": attention, "dropout": 0.1, "attention_scale": True},
+                             "attention": attention, "dropout": 0.1, "attention_scale": True,
+                             "bidirectional": attention is not None, "combine_activation": "tanh" if attention else None},
                    [(src, dec_in)], tmp_path, expected_output_shape=(3, 4, 15),
-                   expected_num_trainable_weights=12 + (attention == "general"),
+                   expected_num_trainable_weights=12 + 4 * (attention == "general"),
                    fit_data=((src, dec_in), target),
                    compile_kwargs={"optimizer": keras.optimizers.SGD(0.5),
                                    "loss": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
@@ -112,8 +186,15 @@ def test_train_and_evaluate_translation_pipeline():
     history, seconds = train_seq2seq(model, data, epochs=40, patience=40, learning_rate=0.02, batch_size=8, verbose=0)
     assert history["loss"][-1] < 0.5 * history["loss"][0] and seconds > 0
     result = evaluate_translation(model, data)
-    assert result["hypotheses"][1] == "you are here." and result["bleu"] > 50
-    assert sum(n for _, n in result["buckets"].values()) == 2
+    assert result["hypotheses"][1] == "you are here." and result["bleu"] > 50 and result["chrf"] > 50
+    assert sum(n for _, n in result["buckets"].values()) == 2 and set(result["chrf_buckets"]) == set(result["buckets"])
+    assert result["log_probs"] is None
+    scored = evaluate_translation(model, data, log_probs=True)["log_probs"]
+    assert scored.shape == (2,) and np.all(scored < 0)
+    on_valid = evaluate_translation(model, data, split="valid")
+    assert len(on_valid["hypotheses"]) == len(data.valid_sources) == 4
+    with pytest.raises(ValueError, match="split must be"):
+        evaluate_translation(model, data, split="train")
     with pytest.raises(ValueError, match="patience"):
         train_seq2seq(model, data, epochs=1, patience=0, learning_rate=0.01, batch_size=8)
 
@@ -126,3 +207,24 @@ def test_pipeline_mistakes_are_clear_errors():
     data = prepare_translation(_toy_splits(), 5, 50, 50, min_count=1)
     with pytest.raises(ValueError, match="src_vocab_size is 5"):
         train_seq2seq(Seq2Seq(5, 5, 8, 8), data, epochs=1, patience=1, learning_rate=0.01, batch_size=8)
+
+
+def test_length_batches_fit_when_the_first_batches_share_a_width():
+    """Keras infers the input signature from the first two batches; they must differ in width."""
+    rng = np.random.default_rng(3)
+    n = 96
+    x = np.zeros((n, 20), np.int32)
+    din = np.zeros((n, 21), np.int32)
+    for i in range(n):
+        k = 3 if i < 64 else 17          # most pairs short, a few long
+        x[i, :k] = rng.integers(1, 9, k)
+        din[i, :k + 1] = rng.integers(1, 9, k + 1)
+    for seed in range(10):  # without the swap, about 4 seeds in 10 would start with two short batches
+        batches = LengthBatches(x, din, din, batch_size=16, seed=seed)
+        for epoch in range(2):
+            assert batches[0][0][0].shape[1] != batches[1][0][0].shape[1], (seed, epoch)
+            assert batches[0][0][1].shape[1] != batches[1][0][1].shape[1], (seed, epoch)
+            batches.on_epoch_end()
+    model = Seq2Seq(10, 10, embedding_dim=4, units=6)
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0))
+    model.fit(batches, epochs=2, verbose=0)

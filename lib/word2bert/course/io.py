@@ -52,3 +52,35 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, encoding: str = "ut
             os.unlink(tmp)
         raise
     return path
+
+
+def atomic_save(save, path: str | os.PathLike) -> Path:
+    """Write a file with someone else's writer, atomically: ``save(tmp)`` then rename over ``path``.
+
+    For writers that take a path rather than bytes, e.g. ``atomic_save(model.save, "m.keras")``:
+    the temporary file sits in the target's folder and keeps its suffix (Keras checks the
+    ``.keras`` ending), and replaces the target in one step only after ``save`` returned.
+
+    Args:
+        save: a callable taking the temporary path (str).
+        path: the target file; its folder is created if missing.
+
+    Returns:
+        ``pathlib.Path`` of the written file.
+
+    Raises:
+        Whatever ``save`` raises (the temporary file is removed and the target left as it was).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    os.unlink(tmp)  # the writer creates the file itself
+    try:
+        save(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path

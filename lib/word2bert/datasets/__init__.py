@@ -18,6 +18,9 @@ loader                          comes from                      license
                                 German-English sentence pairs)
 ``tatoeba_pairs(path)``         a Tatoeba/ManyThings file the   CC BY 2.0 FR (Tatoeba)
                                 user supplies
+``bible(translation)``,         Debian ``sword-text-sparv``,    public domain
+``bible_pairs(src, tgt, split)`` ``-web``, ``-kjv`` (Reina-Valera
+                                1909, World English Bible, KJV)
 ==============================  ==============================  =========================
 
 ``english_sentences(max_tokens)``  the Wikipedia sample, then PTB  as its parts
@@ -27,6 +30,7 @@ loader                          comes from                      license
 Helpers: ``ptb_tokens`` (PTB as one stream with ``<eos>``), ``wikipedia_sentences`` (all
 sentences of the sample), ``gensim_data_path``, ``split_sentences``.
 """
+from word2bert.datasets.bible import BIBLE_SPLITS, BIBLES, bible, bible_pairs, clean_osis, split_of_book
 from word2bert.datasets.english import english_sentences
 from word2bert.datasets.paths import CorpusNotFoundError, gensim_data_path
 from word2bert.datasets.penn_treebank import PTB_SPLITS, ptb, ptb_tokens
@@ -35,7 +39,8 @@ from word2bert.datasets.translation import (DING_DICT, DING_INDEX, DING_SPLITS, 
                                             tatoeba_pairs)
 from word2bert.datasets.wikipedia import Article, split_sentences, wikipedia_sample, wikipedia_sentences
 
-__all__ = ["Article", "CorpusNotFoundError", "DING_DICT", "DING_INDEX", "DING_SPLITS", "PTB_SPLITS", "SentencePair",
+__all__ = ["Article", "BIBLES", "BIBLE_SPLITS", "CorpusNotFoundError", "bible", "bible_pairs", "clean_osis",
+           "split_of_book", "DING_DICT", "DING_INDEX", "DING_SPLITS", "PTB_SPLITS", "SentencePair",
            "ding_de_en", "english_sentences", "gensim_data_path", "google_analogies", "ptb", "ptb_tokens",
            "simlex999", "split_sentences", "tatoeba_pairs", "wikipedia_sample", "wikipedia_sentences",
            "wordsim353"]

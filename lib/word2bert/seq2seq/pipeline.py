@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import keras
 import numpy as np
 
-from word2bert.metrics.bleu import bleu_by_bucket, corpus_bleu
+from word2bert.metrics.bleu import bleu_by_bucket, corpus_bleu, corpus_chrf
 from word2bert.seq2seq.data import encode_pairs, group_references
 from word2bert.text.specials import BOS, EOS, SPECIALS
 from word2bert.text.vocab import Vocabulary
@@ -36,6 +36,8 @@ class TranslationData:
             arrays (``encode_pairs``).
         test_sources: distinct test source strings; test_refs: their reference lists;
             x_test: int32 ``(N, S)`` encoded sources.
+        valid_sources, valid_refs, x_valid_sources: the same for the validation split, on which
+            decoding settings are chosen (``evaluate_translation(..., split="valid")``).
         bos_id, eos_id: the target vocabulary's ``<s>`` and ``</s>``.
     """
 
@@ -55,6 +57,9 @@ class TranslationData:
     x_test: np.ndarray
     bos_id: int = field(default=0)
     eos_id: int = field(default=0)
+    valid_sources: list = field(default_factory=list)
+    valid_refs: list = field(default_factory=list)
+    x_valid_sources: np.ndarray = field(default_factory=lambda: np.zeros((0, 1), np.int32))
 
     @property
     def train(self):
@@ -66,9 +71,21 @@ class TranslationData:
         """``((source, decoder_input), decoder_target)`` for ``validation_data``."""
         return (self.x_valid, self.din_valid), self.dout_valid
 
-    def source_lengths(self) -> list[int]:
-        """Tokens per test source (``tokenize``), for BLEU by length."""
-        return [len(tokenize(s)) for s in self.test_sources]
+    def split(self, name: str = "test"):
+        """``(sources, references, encoded sources)`` of ``"test"`` or ``"valid"``.
+
+        Raises:
+            ValueError: another split name.
+        """
+        if name == "test":
+            return self.test_sources, self.test_refs, self.x_test
+        if name == "valid":
+            return self.valid_sources, self.valid_refs, self.x_valid_sources
+        raise ValueError(f"split must be 'test' or 'valid', got {name!r}")
+
+    def source_lengths(self, split: str = "test") -> list[int]:
+        """Tokens per source sentence of a split (``tokenize``), for BLEU by length."""
+        return [len(tokenize(s)) for s in self.split(split)[0]]
 
     def summary(self) -> str:
         """Split sizes, vocabulary sizes and the unknown-token rate of the test sources."""
@@ -133,19 +150,101 @@ def prepare_translation(splits: dict, max_len: int, src_vocab_size: int, tgt_voc
     sources, refs = group_references(splits["test"], max_len=max_len)
     if test_sources:
         sources, refs = sources[:test_sources], refs[:test_sources]
-    x_test, _, _ = encode_pairs([(tokenize(s), ["."]) for s in sources], src_vocab, tgt_vocab, max_len)
+    if not sources:
+        raise ValueError(f"no test source has at most {max_len} tokens")
+    x_test = _encode_sources(sources, src_vocab, tgt_vocab, max_len)
+    valid_sources, valid_refs = group_references(splits["valid"], max_len=max_len)
+    x_valid_sources = _encode_sources(valid_sources, src_vocab, tgt_vocab, max_len)
     return TranslationData(max_len, train, valid, src_vocab, tgt_vocab, x_train, din_train, dout_train, x_valid,
                            din_valid, dout_valid, sources, refs, x_test, tgt_vocab.token_to_id(BOS),
-                           tgt_vocab.token_to_id(EOS))
+                           tgt_vocab.token_to_id(EOS), valid_sources, valid_refs, x_valid_sources)
+
+
+def _encode_sources(sources, src_vocab, tgt_vocab, max_len):
+    if not sources:
+        return np.zeros((0, 1), np.int32)
+    return encode_pairs([(tokenize(s), ["."]) for s in sources], src_vocab, tgt_vocab, max_len)[0]
+
+
+class LengthBatches(keras.utils.PyDataset):
+    """Teacher-forcing batches of pairs of similar length, each cut to its own longest pair.
+
+    Padding every batch to the longest sentence of the corpus wastes most of the work when lengths
+    vary (Bible verses: 5 to 30 tokens). Here the pairs are sorted by target length (ties broken at
+    random), cut into batches, and each batch keeps only as many columns as its longest source and
+    target need, rounded up to a multiple of ``round_to`` (so few distinct shapes are traced). The
+    order of the batches is shuffled every epoch; the loss is the same as on the padded arrays,
+    since padding is ignored (``ignore_class=0``) and masked in the encoder.
+
+    Args:
+        source, decoder_input, decoder_target: int32 arrays from ``encode_pairs``.
+        batch_size: pairs per batch; seed: the shuffling seed; round_to: column granularity.
+        **kwargs: ``keras.utils.PyDataset`` arguments.
+
+    Yields:
+        ``((source, decoder_input), decoder_target)`` int32 numpy batches.
+
+    Raises:
+        ValueError: arrays of different lengths, ``batch_size`` or ``round_to`` < 1.
+    """
+
+    def __init__(self, source, decoder_input, decoder_target, batch_size: int, seed: int = 0, round_to: int = 8,
+                 **kwargs):
+        super().__init__(**kwargs)
+        if not len(source) == len(decoder_input) == len(decoder_target):
+            raise ValueError(f"source, decoder_input, decoder_target must have as many rows, got {len(source)}, "
+                             f"{len(decoder_input)}, {len(decoder_target)}")
+        if batch_size < 1 or round_to < 1:
+            raise ValueError(f"batch_size and round_to must be >= 1, got {batch_size}, {round_to}")
+        self.arrays = (np.asarray(source, np.int32), np.asarray(decoder_input, np.int32),
+                       np.asarray(decoder_target, np.int32))
+        self.src_len = (self.arrays[0] > 0).sum(axis=1)
+        self.tgt_len = (self.arrays[2] > 0).sum(axis=1)
+        self.batch_size, self.round_to = int(batch_size), int(round_to)
+        self.rng = np.random.default_rng(seed)
+        self._make_batches()
+
+    def _make_batches(self):
+        order = np.lexsort((self.rng.random(len(self.tgt_len)), self.tgt_len))
+        batches = [order[i:i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        batches = [batches[i] for i in self.rng.permutation(len(batches))]
+        # Keras fixes the input signature from the first two batches: a width they share would be taken as fixed
+        # and the other batches rejected, so the second batch is one whose widths both differ from the first's
+        shapes = [self._shape(rows) for rows in batches]
+        differing = [sum(a != b for a, b in zip(shapes[i], shapes[0])) for i in range(len(batches))]
+        other = int(np.argmax(differing)) if batches else 0
+        if len(batches) > 1 and differing[other] > 0:
+            batches[1], batches[other] = batches[other], batches[1]
+        self.batches = batches
+
+    def _shape(self, rows):
+        return (self._width(self.src_len[rows], self.arrays[0].shape[1]),
+                self._width(self.tgt_len[rows], self.arrays[1].shape[1]))
+
+    def __len__(self):
+        return len(self.batches)
+
+    def _width(self, lengths, limit):
+        return int(min(limit, max(self.round_to, -(-int(lengths.max()) // self.round_to) * self.round_to)))
+
+    def __getitem__(self, index):
+        rows = self.batches[index]
+        x, din, dout = (a[rows] for a in self.arrays)
+        s, t = self._shape(rows)
+        return (x[:, :s], din[:, :t]), dout[:, :t]
+
+    def on_epoch_end(self):
+        self._make_batches()
 
 
 def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, learning_rate: float,
-                  batch_size: int, clipnorm: float = 1.0, verbose: int = 2) -> tuple[dict, float]:
+                  batch_size: int, clipnorm: float = 1.0, verbose: int = 2, seed: int = 0) -> tuple[dict, float]:
     """Compile and ``fit`` a translation model with early stopping on the validation loss.
 
     Adam(``learning_rate``, ``clipnorm``) on ``SparseCategoricalCrossentropy(from_logits=True,
-    ignore_class=0)`` (padding ignored); training stops when the validation loss has not
-    improved for ``patience`` epochs, and the weights of the best epoch are restored.
+    ignore_class=0)`` (padding ignored), on ``LengthBatches`` (pairs of similar length together);
+    training stops when the validation loss has not improved for ``patience`` epochs, and the
+    weights of the best epoch are restored.
 
     Args:
         model: a ``keras.Model`` taking ``(source, decoder_input)`` (e.g. ``Seq2Seq``).
@@ -153,6 +252,7 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
         epochs: the most epochs; patience: epochs without improvement before stopping.
         learning_rate, batch_size, clipnorm: optimiser settings.
         verbose: ``fit``'s verbosity (2: one line per epoch).
+        seed: the seed of the batch order.
 
     Returns:
         ``(history, seconds)``: ``History.history`` (dict of per-epoch lists) and the wall
@@ -173,39 +273,63 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0))
     early_stop = keras.callbacks.EarlyStopping("val_loss", patience=patience, restore_best_weights=True)
     started = time.time()
-    x, y = data.train
-    history = model.fit(x, y, validation_data=data.valid, batch_size=batch_size, epochs=epochs, verbose=verbose,
-                        callbacks=[early_stop])
+    batches = LengthBatches(data.x_train, data.din_train, data.dout_train, batch_size, seed=seed)
+    valid = LengthBatches(data.x_valid, data.din_valid, data.dout_valid, 256, seed=seed)
+    history = model.fit(batches, validation_data=valid, epochs=epochs, verbose=verbose, callbacks=[early_stop])
     return history.history, time.time() - started
 
 
 def length_edges(max_len: int) -> tuple:
     """Source-length bucket bounds for BLEU by length at a given length cap."""
-    return {8: (5, 6, 7), 10: (5, 7, 9)}.get(max_len, (5, 8, 11, 14))
+    if max_len in (8, 10):
+        return {8: (5, 6, 7), 10: (5, 7, 9)}[max_len]
+    if max_len > 20:  # four buckets of about 6 tokens, the last ending at the cap
+        step = max_len // 5
+        return (max_len - 3 * step, max_len - 2 * step, max_len - step)
+    return (5, 8, 11, 14)
 
 
 def evaluate_translation(model, data: TranslationData, beam_width: int = 1, alpha: float = 0.6,
-                         batch_size: int = 512, max_extra_tokens: int = 5, edges=None) -> dict:
-    """Translate every test source and score the output with corpus BLEU, overall and by length.
+                         batch_size: int = 512, max_extra_tokens: int = 5, edges=None, split: str = "test",
+                         log_probs: bool = False) -> dict:
+    """Translate every source of a split; score with corpus BLEU and chrF, overall and by length.
 
     Args:
-        model: has ``translate(source, bos_id, eos_id, max_len, beam_width, alpha, batch_size)``.
+        model: has ``translate(source, bos_id, eos_id, max_len, beam_width, alpha, batch_size)``
+            and, for ``log_probs``, ``score(source, targets, bos_id, eos_id)`` (``Seq2Seq`` has both).
         data: ``TranslationData``.
         beam_width: 1 for greedy search, more for beam search; alpha: beam search's length penalty.
         batch_size: sentences decoded together.
         max_extra_tokens: outputs may be this many tokens longer than the length cap.
         edges: source-length bucket bounds (default ``length_edges(data.max_len)``).
+        split: ``"test"`` or ``"valid"`` (choose decoding settings on ``"valid"``).
+        log_probs: also score the outputs with the model (one more teacher-forced pass).
 
     Returns:
-        dict: ``hypotheses`` (detokenized strings), ``bleu`` (float), ``buckets``
-        (``{label: (bleu, sentences)}``), ``seconds`` (decoding time).
+        dict: ``hypotheses`` (detokenized strings; ``<unk>`` kept), ``ids`` (lists of target ids),
+        ``bleu`` and ``chrf`` (floats), ``buckets`` (``{label: (bleu, sentences)}``),
+        ``chrf_buckets`` (the same for chrF), ``log_probs`` (float64 ``(N,)``: the model's
+        log-probability of each output, ``</s>`` included; None unless asked for or if the model has
+        no ``score``),
+        ``seconds`` (decoding time).
+
+    Raises:
+        ValueError: unknown split, or a split with no source sentence.
     """
+    sources, refs, x = data.split(split)
+    if not sources:
+        raise ValueError(f"the {split} split has no source sentence within the length cap")
     started = time.time()
-    ids = model.translate(data.x_test, data.bos_id, data.eos_id, data.max_len + max_extra_tokens,
+    ids = model.translate(x, data.bos_id, data.eos_id, data.max_len + max_extra_tokens,
                           beam_width=beam_width, alpha=alpha, batch_size=batch_size)
     seconds = time.time() - started
     hypotheses = [detokenize(data.tgt_vocab.decode(h)) for h in ids]
     edges = length_edges(data.max_len) if edges is None else edges
-    return {"hypotheses": hypotheses, "bleu": corpus_bleu(hypotheses, data.test_refs),
-            "buckets": bleu_by_bucket(data.source_lengths(), hypotheses, data.test_refs, edges=edges),
+    lengths = data.source_lengths(split)
+    score = getattr(model, "score", None) if log_probs else None
+    return {"hypotheses": hypotheses, "ids": ids, "bleu": corpus_bleu(hypotheses, refs),
+            "chrf": corpus_chrf(hypotheses, refs),
+            "buckets": bleu_by_bucket(lengths, hypotheses, refs, edges=edges),
+            "chrf_buckets": bleu_by_bucket(lengths, hypotheses, refs, edges=edges, metric=corpus_chrf),
+            "log_probs": None if score is None else score(x, ids, data.bos_id, data.eos_id),
             "seconds": seconds}

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
-from word2bert.text.specials import SPECIALS
+from word2bert.text.specials import BOS, EOS, PAD
 
 _TOKEN = re.compile(r"\w+(?:['\-]\w+)*|[^\w\s]")
 _NO_SPACE_BEFORE = re.compile(r" ([.,!?;:%)\]}]|'s\b|n't\b)")
 _NO_SPACE_AFTER = re.compile(r"([(\[{]) ")
+_DROPPED = frozenset({PAD, BOS, EOS})
 
 
 def tokenize(text: str) -> list[str]:
@@ -28,11 +29,15 @@ def tokenize(text: str) -> list[str]:
 def detokenize(tokens) -> str:
     """Join tokens with spaces, then remove the space before closing punctuation.
 
-    Inverse of ``tokenize`` up to case and spacing, for BLEU on detokenized strings.
+    Inverse of ``tokenize`` up to case and spacing, for BLEU on detokenized strings. ``<pad>``,
+    ``<s>`` and ``</s>`` are dropped; ``<unk>`` is kept, so a translation shows the words its
+    vocabulary lacked and BLEU counts them as the misses they are.
 
     >>> detokenize(["hello", ",", "world", "!"])
     'hello, world!'
+    >>> detokenize(["<s>", "the", "<unk>", "came", "</s>"])
+    'the <unk> came'
     """
-    text = " ".join(t for t in tokens if t not in SPECIALS)
+    text = " ".join(t for t in tokens if t not in _DROPPED)
     text = _NO_SPACE_BEFORE.sub(r"\1", text)
     return _NO_SPACE_AFTER.sub(r"\1", text)
