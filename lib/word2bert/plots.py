@@ -72,7 +72,8 @@ def history(histories, keys=("loss", "val_loss"), ax=None, title: str | None = N
     return ax
 
 
-def attention_heatmap(weights, source_tokens, target_tokens, ax=None, title: str | None = None, cmap: str = "viridis"):
+def attention_heatmap(weights, source_tokens, target_tokens, ax=None, title: str | None = None, cmap: str = "viridis",
+                      source_label: str = "source", target_label: str = "output"):
     """Draw attention weights as a heatmap: target tokens down, source tokens across.
 
     Args:
@@ -84,6 +85,7 @@ def attention_heatmap(weights, source_tokens, target_tokens, ax=None, title: str
         ax: a matplotlib Axes to draw in (default: a new figure).
         title: the axes title.
         cmap: a matplotlib colormap name.
+        source_label, target_label: the axis titles (e.g. the two languages).
 
     Returns:
         the matplotlib Axes.
@@ -104,8 +106,8 @@ def attention_heatmap(weights, source_tokens, target_tokens, ax=None, title: str
     image = ax.imshow(weights[:t, :s], cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
     ax.set_xticks(range(s), source_tokens, rotation=60, ha="right")
     ax.set_yticks(range(t), target_tokens)
-    ax.set_xlabel("source (German)")
-    ax.set_ylabel("output (English)")
+    ax.set_xlabel(source_label)
+    ax.set_ylabel(target_label)
     if title:
         ax.set_title(title)
     ax.figure.colorbar(image, ax=ax, fraction=0.04, label="attention weight")
