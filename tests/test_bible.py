@@ -101,6 +101,23 @@ def test_bible_mistakes_are_clear_errors(tmp_path):
         bible_pairs("eng_web", "eng_web")
     with pytest.raises(ValueError, match="max_ratio"):
         bible_pairs(max_ratio=0.5)
+    with pytest.raises(ValueError, match="unknown book '1 John'"):
+        split_of_book("1 John")
+
+
+@needs_bibles
+def test_verses_filter_rejects_what_would_silently_give_nothing():
+    test = bible_pairs("spa_rv1909", "eng_web", "test", with_verses=True)
+    refs = [ref for ref, _ in test]
+    assert len(bible_pairs("spa_rv1909", "eng_kjv", "test", verses=[list(r) for r in refs[:5]])) == 5
+    with pytest.raises(ValueError, match="wrap it in a list"):
+        bible_pairs("spa_rv1909", "eng_kjv", "test", verses=("Ruth", 1, 1))
+    with pytest.raises(ValueError, match="wrap it in a list"):
+        bible_pairs("spa_rv1909", "eng_kjv", "test", verses="Ruth")
+    with pytest.raises(ValueError, match=r"ref for ref, _ in pairs"):
+        bible_pairs("spa_rv1909", "eng_kjv", "test", verses=test[:3])
+    with pytest.raises(ValueError, match="none of the 1 verses"):
+        bible_pairs("spa_rv1909", "eng_kjv", "train", verses=[("Ruth", 1, 1)])
 
 
 def test_lookup_weights_rare_words_and_copy_keeps_the_source():

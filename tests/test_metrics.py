@@ -79,3 +79,11 @@ def test_chrf_by_hand_and_by_bucket():
                                                                                     [["they walk home"]])
     buckets = bleu_by_bucket([1, 9], ["a b", "c d e"], ["a b", "x y z"], edges=(5,), metric=corpus_chrf)
     assert buckets["1-5"] == (pytest.approx(100.0), 1) and buckets[">5"][0] < 10
+    assert corpus_chrf(["the lord said"], ["The LORD said"]) < 50
+    assert corpus_chrf(["the lord said"], ["The LORD said"], lowercase=True) == pytest.approx(100.0)
+    with pytest.raises(TypeError, match="hypotheses"):
+        bleu_by_bucket([3, 4], "ab", ["a", "b"])
+    with pytest.raises(ValueError, match=">= 1"):
+        bleu_by_bucket([0, 4], ["a", "b"], ["a", "b"])
+    with pytest.raises(ValueError, match="at least one"):
+        bleu_by_bucket([], [], [])

@@ -126,6 +126,8 @@ def test_length_batches_cover_every_pair_once_and_trim_padding():
     assert np.mean(spread) < 0.5 * np.ptp(lengths)  # similar lengths together
     with pytest.raises(ValueError, match="as many rows"):
         LengthBatches(x, din[:5], dout, 4)
+    with pytest.raises(ValueError, match="at least one pair"):
+        LengthBatches(x[:0], din[:0], dout[:0], 4)
 
 
 @pytest.mark.parametrize("attention", [None, "general"])

@@ -152,8 +152,11 @@ def bible(translation: str, sword_path: str = SWORD_PATH) -> dict[tuple[str, int
 
     Returns:
         dict ``{(book, chapter, verse): text}``, books named as pysword names them (``"Genesis"``,
-        ``"I John"``, ``"Song of Solomon"``), in canonical order; empty verses are left out. Sizes:
-        Reina-Valera 31,102 verses, WEB 37,791 (its deuterocanonical books included), KJV 31,102.
+        ``"I John"``, ``"Song of Solomon"``, ``"Revelation of John"``), in canonical order; empty verses
+        are left out. Sizes: Reina-Valera 31,084 verses (18 verse numbers of the KJV scheme are empty in
+        it, where it numbers a chapter differently), WEB 37,457 (its deuterocanonical books included),
+        KJV 31,102. Text as printed, capitals included (the Reina-Valera opens chapters in capitals:
+        "EN el principio"; the KJV keeps its paragraph sign "¶").
         Read once per process in about a second and kept in memory; nothing is written to disk.
 
     Raises:
@@ -168,8 +171,24 @@ def bible(translation: str, sword_path: str = SWORD_PATH) -> dict[tuple[str, int
     return dict(_bible(translation, os.fspath(sword_path)))
 
 
+@functools.lru_cache(maxsize=1)
+def _book_names() -> frozenset:
+    from pysword.books import BibleStructure
+
+    return frozenset(book.name for v in ("kjv", "nrsva") for books in BibleStructure(v).get_books().values()
+                     for book in books)
+
+
 def split_of_book(book: str) -> str:
-    """``"test"``, ``"valid"`` or ``"train"``: the split a book belongs to (``BIBLE_SPLITS``)."""
+    """``"test"``, ``"valid"`` or ``"train"``: the split a book belongs to (``BIBLE_SPLITS``).
+
+    Raises:
+        ValueError: ``book`` is not a book name of the KJV or NRSVA versification as pysword spells
+            them (``"I John"``, not ``"1 John"``).
+    """
+    if book not in _book_names():
+        raise ValueError(f"unknown book {book!r}: books are named as pysword names them, e.g. 'Genesis', 'I John', "
+                         f"'Revelation of John'")
     for split, books in BIBLE_SPLITS.items():
         if book in books:
             return split
@@ -190,10 +209,10 @@ def bible_pairs(source: str = "spa_rv1909", target: str = "eng_web", split: str 
     versifications number a verse differently (the WEB follows the NRSV's numbering, the Reina-Valera
     the KJV's), the texts under one number do not translate each other (about 0.3% of pairs).
 
-    Books go to a split as a whole (``BIBLE_SPLITS``): test: Ruth, Esther, Ecclesiastes, Song of
-    Solomon, Lamentations, Daniel, Hosea, Joel, Jonah, Titus, Philemon, James, 1 John, Revelation;
-    valid: Amos, Micah, Nahum, Habakkuk, Zephaniah, Haggai, Malachi, Philippians, 1 Thessalonians,
-    1 Peter; train: the other 42 books. The held-out books have no parallel passage in the training
+    Books go to a split as a whole (``BIBLE_SPLITS``, pysword's names): test: Ruth, Esther,
+    Ecclesiastes, Song of Solomon, Lamentations, Daniel, Hosea, Joel, Jonah, Titus, Philemon, James,
+    I John, Revelation of John; valid: Amos, Micah, Nahum, Habakkuk, Zephaniah, Haggai, Malachi,
+    Philippians, I Thessalonians, I Peter; train: the other 42 books. The held-out books have no parallel passage in the training
     books (fewer than 0.5% of their verses have a training verse with a tf-idf cosine above 0.8), so
     a lookup of the most similar training verse cannot find the answer (with Mark held out it would:
     its passages recur in Matthew and Luke). Chapters the Reina-Valera numbers differently
@@ -205,8 +224,9 @@ def bible_pairs(source: str = "spa_rv1909", target: str = "eng_web", split: str 
         split: ``"train"``, ``"valid"`` or ``"test"``.
         max_ratio: the largest word-count ratio kept (>= 1).
         with_verses: also return each pair's reference.
-        verses: keep only these ``(book, chapter, verse)`` references (None: all), e.g. the verses of
-            another ``bible_pairs`` call, to add a second English reference for exactly those verses.
+        verses: keep only these ``(book, chapter, verse)`` references (None: all), e.g. the references
+            of another ``bible_pairs(..., with_verses=True)`` call (``[ref for ref, _ in pairs]``), to
+            add a second English reference for exactly those verses.
         sword_path: the SWORD library folder.
 
     Returns:
@@ -214,7 +234,9 @@ def bible_pairs(source: str = "spa_rv1909", target: str = "eng_web", split: str 
         list of ``((book, chapter, verse), SentencePair)``.
 
     Raises:
-        ValueError: unknown translation or split, ``source == target``, ``max_ratio`` < 1.
+        ValueError: unknown translation or split, ``source == target``, ``max_ratio`` < 1, ``verses``
+            not a collection of ``(book, chapter, verse)`` references, or no pair of the split among
+            the ``verses`` given.
         CorpusNotFoundError: a module is missing (see ``bible``).
     """
     if split not in SPLITS:
@@ -223,8 +245,8 @@ def bible_pairs(source: str = "spa_rv1909", target: str = "eng_web", split: str 
         raise ValueError(f"source and target are the same translation ({source!r})")
     if not max_ratio >= 1:
         raise ValueError(f"max_ratio must be >= 1, got {max_ratio}")
+    verses = None if verses is None else _check_verses(verses)
     src, tgt = bible(source, sword_path), bible(target, sword_path)
-    verses = None if verses is None else set(verses)
     out = []
     for ref, text in src.items():
         other = tgt.get(ref)
@@ -236,4 +258,21 @@ def bible_pairs(source: str = "spa_rv1909", target: str = "eng_web", split: str 
             continue
         pair = SentencePair(text, other)
         out.append((ref, pair) if with_verses else pair)
+    if verses is not None and not out:
+        raise ValueError(f"none of the {len(verses)} verses given is a {split} pair of {source} and {target}")
+    return out
+
+
+def _check_verses(verses) -> set:
+    if isinstance(verses, (str, bytes)) or (isinstance(verses, tuple) and len(verses) == 3
+                                            and isinstance(verses[0], str)):
+        raise ValueError(f"verses must be a collection of (book, chapter, verse) references, got one item {verses!r}: "
+                         f"wrap it in a list")
+    out = set()
+    for item in verses:
+        if not (isinstance(item, (tuple, list)) and len(item) == 3 and isinstance(item[0], str)
+                and all(isinstance(n, int) for n in item[1:])):
+            raise ValueError(f"verses must hold (book, chapter, verse) references such as ('Ruth', 1, 1), got "
+                             f"{item!r} (from with_verses=True output, take [ref for ref, _ in pairs])")
+        out.add(tuple(item))
     return out

@@ -56,7 +56,7 @@ def corpus_bleu(hypotheses: Sequence[str], references, lowercase: bool = False, 
     return float(sacrebleu.corpus_bleu(hypotheses, streams, lowercase=lowercase, tokenize=tokenize).score)
 
 
-def corpus_chrf(hypotheses: Sequence[str], references) -> float:
+def corpus_chrf(hypotheses: Sequence[str], references, lowercase: bool = False) -> float:
     """Corpus chrF (0-100): the character n-gram F-score of Popović (2015), sacrebleu's ``CHRF``.
 
     Character 1-6-grams, recall weighted twice as much as precision (beta = 2), spaces ignored.
@@ -65,6 +65,7 @@ def corpus_chrf(hypotheses: Sequence[str], references) -> float:
 
     Args:
         hypotheses, references: as ``corpus_bleu``.
+        lowercase: compare case-insensitively (chrF is case-sensitive by default).
 
     Returns:
         float in [0, 100].
@@ -82,7 +83,7 @@ def corpus_chrf(hypotheses: Sequence[str], references) -> float:
     if not hypotheses:
         raise ValueError("corpus_chrf needs at least one hypothesis")
     streams = _reference_streams(list(references), len(hypotheses))
-    return float(sacrebleu.corpus_chrf(hypotheses, streams).score)
+    return float(sacrebleu.metrics.CHRF(lowercase=lowercase).corpus_score(hypotheses, streams).score)
 
 
 def bleu_by_bucket(lengths, hypotheses, references, edges=(5, 10, 15, 20), metric=None,
@@ -92,8 +93,9 @@ def bleu_by_bucket(lengths, hypotheses, references, edges=(5, 10, 15, 20), metri
     Args:
         lengths: N source lengths (any unit, e.g. tokens).
         hypotheses, references: as ``corpus_bleu``.
-        edges: increasing bucket upper bounds; bucket ``"a-b"`` holds a < length <= b and a
-            last bucket ``">b"`` the rest.
+        edges: increasing bucket upper bounds; with integer lengths, bucket ``"a-b"`` holds
+            a <= length <= b (the bounds are edges[i-1] < length <= edges[i]) and a last bucket ``">b"``
+            the rest.
         metric: ``f(hypotheses, references, **kwargs) -> float`` (default ``corpus_bleu``; e.g.
             ``corpus_chrf``).
         **kwargs: passed to the metric.
@@ -102,14 +104,22 @@ def bleu_by_bucket(lengths, hypotheses, references, edges=(5, 10, 15, 20), metri
         dict ``{bucket label: (score, number of sentences)}``; empty buckets are left out.
 
     Raises:
-        ValueError: the three lists differ in length or ``edges`` is not increasing.
+        TypeError: ``hypotheses`` or ``references`` is a single string.
+        ValueError: the three lists differ in length or are empty, a length is below 1, or ``edges`` is
+            not increasing.
     """
+    not_a_string(hypotheses, "hypotheses", "a list of detokenized strings")
+    not_a_string(references, "references", "a list with one reference string (or list of strings) per hypothesis")
     lengths = np.asarray(lengths)
     hypotheses, references = list(hypotheses), list(references)
     if not (len(lengths) == len(hypotheses) == len(references)):
         raise ValueError(
             f"lengths, hypotheses, references must be equally long, got {len(lengths)}, {len(hypotheses)}, {len(references)}"
         )
+    if len(lengths) == 0:
+        raise ValueError("bleu_by_bucket needs at least one sentence")
+    if np.any(lengths < 1):
+        raise ValueError(f"source lengths must be >= 1, got {lengths.min()}")
     if list(edges) != sorted(set(edges)):
         raise ValueError(f"edges must be strictly increasing, got {edges}")
     metric = corpus_bleu if metric is None else metric

@@ -27,8 +27,9 @@ class NearestSentenceLookup:
     Methods:
         ``translate(sources, batch_size=1024)``: list of detokenized target strings
         (``detokenize(tokenize(target))``, lowercased like the models' outputs).
-        ``nearest(sources)``: int64 ``(N,)`` index of the chosen training pair and float32 ``(N,)``
-        cosine. A source with no known word gets the training pair 0 and cosine 0.
+        ``nearest(sources, batch_size=1024)``: int64 ``(N,)`` index of the chosen training pair and
+        float32 ``(N,)`` cosine. A source with no informative word (none seen in training, or only words
+        that occur in every training source, whose idf is 0) gets the training pair 0 and cosine 0.
 
     Raises:
         TypeError: ``sources``/``targets`` is a single string.

@@ -170,7 +170,7 @@ class LengthBatches(keras.utils.PyDataset):
     """Teacher-forcing batches of pairs of similar length, each cut to its own longest pair.
 
     Padding every batch to the longest sentence of the corpus wastes most of the work when lengths
-    vary (Bible verses: 5 to 30 tokens). Here the pairs are sorted by target length (ties broken at
+    vary (Bible verses: from a few tokens to the 30-token cap). Here the pairs are sorted by target length (ties broken at
     random), cut into batches, and each batch keeps only as many columns as its longest source and
     target need, rounded up to a multiple of ``round_to`` (so few distinct shapes are traced). The
     order of the batches is shuffled every epoch; the loss is the same as on the padded arrays,
@@ -185,7 +185,7 @@ class LengthBatches(keras.utils.PyDataset):
         ``((source, decoder_input), decoder_target)`` int32 numpy batches.
 
     Raises:
-        ValueError: arrays of different lengths, ``batch_size`` or ``round_to`` < 1.
+        ValueError: no rows, arrays of different lengths, ``batch_size`` or ``round_to`` < 1.
     """
 
     def __init__(self, source, decoder_input, decoder_target, batch_size: int, seed: int = 0, round_to: int = 8,
@@ -194,6 +194,8 @@ class LengthBatches(keras.utils.PyDataset):
         if not len(source) == len(decoder_input) == len(decoder_target):
             raise ValueError(f"source, decoder_input, decoder_target must have as many rows, got {len(source)}, "
                              f"{len(decoder_input)}, {len(decoder_target)}")
+        if len(source) == 0:
+            raise ValueError("LengthBatches needs at least one pair (is the split empty at this length cap?)")
         if batch_size < 1 or round_to < 1:
             raise ValueError(f"batch_size and round_to must be >= 1, got {batch_size}, {round_to}")
         self.arrays = (np.asarray(source, np.int32), np.asarray(decoder_input, np.int32),
@@ -259,11 +261,13 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
         seconds of ``fit``.
 
     Raises:
-        ValueError: ``epochs`` or ``patience`` < 1, or a model whose vocabulary sizes are smaller than
+        ValueError: ``epochs`` or ``patience`` < 1, no validation pair, or a model whose vocabulary sizes are smaller than
             the data's (its embeddings could not look up every id).
     """
     if epochs < 1 or patience < 1:
         raise ValueError(f"epochs and patience must be >= 1, got {epochs}, {patience}")
+    if len(data.x_valid) == 0:
+        raise ValueError(f"no validation pair has both sides within {data.max_len} tokens: early stopping needs some")
     for side, vocab in (("src", data.src_vocab), ("tgt", data.tgt_vocab)):
         size = getattr(model, f"{side}_vocab_size", None)
         if size is not None and size < len(vocab):
