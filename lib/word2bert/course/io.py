@@ -33,7 +33,8 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, encoding: str = "ut
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode(encoding) if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
+
+    def write(tmp):
         with os.fdopen(fd, "wb") as f:
             f.write(payload)
             f.flush()
@@ -46,6 +47,14 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, encoding: str = "ut
             os.umask(umask)
             mode = 0o666 & ~umask
         os.chmod(tmp, mode)
+
+    return _write_then_replace(write, tmp, path)
+
+
+def _write_then_replace(write, tmp: str, path: Path) -> Path:
+    """Run ``write(tmp)``, then rename ``tmp`` over ``path``; on any failure remove ``tmp`` and re-raise."""
+    try:
+        write(tmp)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -76,11 +85,4 @@ def atomic_save(save, path: str | os.PathLike) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
     os.close(fd)
     os.unlink(tmp)  # the writer creates the file itself
-    try:
-        save(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    return _write_then_replace(save, tmp, path)

@@ -27,6 +27,16 @@ def _reference_streams(references, n: int) -> list[list]:
     return [[r[i] if i < len(r) else None for r in per_hyp] for i in range(width)]
 
 
+def _checked_corpus(hypotheses, references, name: str):
+    """The checks both corpus metrics make: (list of hypotheses, sacrebleu reference streams)."""
+    not_a_string(hypotheses, "hypotheses", "a list of detokenized strings")
+    not_a_string(references, "references", "a list with one reference string (or list of strings) per hypothesis")
+    hypotheses = list(hypotheses)
+    if not hypotheses:
+        raise ValueError(f"{name} needs at least one hypothesis")
+    return hypotheses, _reference_streams(list(references), len(hypotheses))
+
+
 def corpus_bleu(hypotheses: Sequence[str], references, lowercase: bool = False, tokenize: str = "13a") -> float:
     """Corpus BLEU (0-100) of detokenized hypotheses against one or more references each.
 
@@ -47,12 +57,7 @@ def corpus_bleu(hypotheses: Sequence[str], references, lowercase: bool = False, 
     """
     import sacrebleu
 
-    not_a_string(hypotheses, "hypotheses", "a list of detokenized strings")
-    not_a_string(references, "references", "a list with one reference string (or list of strings) per hypothesis")
-    hypotheses = list(hypotheses)
-    if not hypotheses:
-        raise ValueError("corpus_bleu needs at least one hypothesis")
-    streams = _reference_streams(list(references), len(hypotheses))
+    hypotheses, streams = _checked_corpus(hypotheses, references, "corpus_bleu")
     return float(sacrebleu.corpus_bleu(hypotheses, streams, lowercase=lowercase, tokenize=tokenize).score)
 
 
@@ -77,12 +82,7 @@ def corpus_chrf(hypotheses: Sequence[str], references, lowercase: bool = False) 
     """
     import sacrebleu
 
-    not_a_string(hypotheses, "hypotheses", "a list of detokenized strings")
-    not_a_string(references, "references", "a list with one reference string (or list of strings) per hypothesis")
-    hypotheses = list(hypotheses)
-    if not hypotheses:
-        raise ValueError("corpus_chrf needs at least one hypothesis")
-    streams = _reference_streams(list(references), len(hypotheses))
+    hypotheses, streams = _checked_corpus(hypotheses, references, "corpus_chrf")
     return float(sacrebleu.metrics.CHRF(lowercase=lowercase).corpus_score(hypotheses, streams).score)
 
 
