@@ -55,16 +55,33 @@ BIBLE_SPLITS = {
     "valid": ("Amos", "Micah", "Nahum", "Habakkuk", "Zephaniah", "Haggai", "Malachi", "Philippians",
               "I Thessalonians", "I Peter"),
 }
-# Chapters the Reina-Valera module numbers differently from the English ones (its verse n is their
-# verse n - 1 or n + 1 throughout the chapter), found by comparing the verse lengths of each chapter
-# under shifts of -1, 0, +1: dropped from the pairs.
+# Chapters the Reina-Valera module numbers differently from the English ones. Where the Spanish tradition
+# numbers a chapter differently, the module leaves some KJV verse numbers empty (Numbers 12:16, Jonah 1:17, ...)
+# and the verses after them, to the end of that chapter and through the next, sit one or more numbers off: the
+# chapter with the empty number and the chapter after it are dropped. The four found first by comparing verse
+# lengths under shifts of -1, 0, +1 are kept in the list by name (they are also found by this rule).
 MISNUMBERED_CHAPTERS = frozenset({("Numbers", 13), ("Numbers", 30), ("I Samuel", 24), ("Jonah", 2)})
+
+
+@functools.lru_cache(maxsize=2)
+def misnumbered_chapters(sword_path: str = SWORD_PATH) -> frozenset:
+    """(book, chapter) pairs of the Reina-Valera that are not aligned verse by verse with the KJV/WEB.
+
+    Every chapter holding a KJV verse number the Reina-Valera leaves empty, and the chapter after it,
+    plus ``MISNUMBERED_CHAPTERS``.
+    """
+    rv, kjv = bible("spa_rv1909", sword_path), bible("eng_kjv", sword_path)
+    chapters = set(MISNUMBERED_CHAPTERS)
+    for book, chapter, _ in set(kjv) - set(rv):
+        chapters |= {(book, chapter), (book, chapter + 1)}
+    return frozenset(chapters)
 SPLITS = ("train", "valid", "test")
 
 _NOTE = re.compile(r"<note\b[^>]*>.*?</note>", re.S)
 _TAGS_BETWEEN_WORDS = re.compile(r"(?<=\w)(?:\s*<[^<>]*>\s*)+(?=\w)")
 _TAG = re.compile(r"<[^<>]*>")
 _SPACE = re.compile(r"\s+")
+_PILCROW = "\u00b6"  # the KJV's paragraph sign, layout rather than text
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?»”’)\]])")
 _SPACE_AFTER_OPENING = re.compile(r"([¡¿«“‘(\[])\s+")
 
@@ -74,14 +91,15 @@ def clean_osis(text: str) -> str:
 
     Footnotes (``<note>...</note>``) go with their text; a run of tags between two letters or digits
     becomes one space; every other tag is dropped; whitespace is collapsed, with no space before
-    closing punctuation or after opening marks (``¡``, ``¿``, ``(``, quotes).
+    closing punctuation or after opening marks (``¡``, ``¿``, ``(``, quotes). The paragraph sign
+    ``¶`` (the KJV opens 2,970 verses with it) is layout, not text, and goes too.
 
     >>> clean_osis('<w>God</w><note placement="foot">Elohim.</note><w>created</w> the earth.')
     'God created the earth.'
     """
     text = _NOTE.sub(" ", text)
     text = _TAGS_BETWEEN_WORDS.sub(" ", text)
-    text = _TAG.sub("", text)
+    text = _TAG.sub("", text).replace(_PILCROW, " ")
     text = _SPACE.sub(" ", text).strip()
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
     return _SPACE_AFTER_OPENING.sub(r"\1", text)
@@ -156,7 +174,7 @@ def bible(translation: str, sword_path: str = SWORD_PATH) -> dict[tuple[str, int
         are left out. Sizes: Reina-Valera 31,084 verses (18 verse numbers of the KJV scheme are empty in
         it, where it numbers a chapter differently), WEB 37,457 (its deuterocanonical books included),
         KJV 31,102. Text as printed, capitals included (the Reina-Valera opens chapters in capitals:
-        "EN el principio"; the KJV keeps its paragraph sign "¶").
+        "EN el principio"); the KJV's paragraph sign "¶" is removed.
         Read once per process in about a second and kept in memory; nothing is written to disk.
 
     Raises:
@@ -247,12 +265,13 @@ def bible_pairs(source: str = "spa_rv1909", target: str = "eng_web", split: str 
         raise ValueError(f"max_ratio must be >= 1, got {max_ratio}")
     verses = None if verses is None else _check_verses(verses)
     src, tgt = bible(source, sword_path), bible(target, sword_path)
+    misnumbered = misnumbered_chapters(os.fspath(sword_path)) if "spa_rv1909" in (source, target) else frozenset()
     out = []
     for ref, text in src.items():
         other = tgt.get(ref)
         if other is None or split_of_book(ref[0]) != split or not _length_ratio_ok(text, other, max_ratio):
             continue
-        if "spa_rv1909" in (source, target) and ref[:2] in MISNUMBERED_CHAPTERS:
+        if "spa_rv1909" in (source, target) and ref[:2] in misnumbered:
             continue
         if verses is not None and ref not in verses:
             continue
