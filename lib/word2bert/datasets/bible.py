@@ -234,8 +234,8 @@ def bible_pairs(source: str = "spa_rv1909", target: str = "eng_web", split: str 
     books (fewer than 0.5% of their verses have a training verse with a tf-idf cosine above 0.8), so
     a lookup of the most similar training verse cannot find the answer (with Mark held out it would:
     its passages recur in Matthew and Luke). Chapters the Reina-Valera numbers differently
-    (``MISNUMBERED_CHAPTERS``) are left out. Spanish -> English with the WEB: train 28,080, valid
-    798, test 2,093 pairs.
+    (``misnumbered_chapters()``: 24 chapters) are left out. Spanish -> English with the WEB: train
+    27,640, valid 798, test 2,052 pairs.
 
     Args:
         source, target: translations, as ``bible``.
