@@ -28,7 +28,8 @@ loader                          comes from                      license
 ==============================  ==============================  =========================
 
 Helpers: ``ptb_tokens`` (PTB as one stream with ``<eos>``), ``wikipedia_sentences`` (all
-sentences of the sample), ``gensim_data_path``, ``split_sentences``.
+sentences of the sample), ``wikipedia_texts`` (the sample as plain-text sentences, case
+and punctuation kept), ``gensim_data_path``, ``split_sentences``.
 """
 from word2bert.datasets.bible import BIBLE_SPLITS, BIBLES, bible, bible_pairs, clean_osis, split_of_book
 from word2bert.datasets.english import english_sentences
@@ -37,10 +38,10 @@ from word2bert.datasets.penn_treebank import PTB_SPLITS, ptb, ptb_tokens
 from word2bert.datasets.similarity import google_analogies, simlex999, wordsim353
 from word2bert.datasets.translation import (DING_DICT, DING_INDEX, DING_SPLITS, SentencePair, ding_de_en,
                                             tatoeba_pairs)
-from word2bert.datasets.wikipedia import Article, split_sentences, wikipedia_sample, wikipedia_sentences
+from word2bert.datasets.wikipedia import Article, split_sentences, wikipedia_sample, wikipedia_sentences, wikipedia_texts
 
 __all__ = ["Article", "BIBLES", "BIBLE_SPLITS", "CorpusNotFoundError", "bible", "bible_pairs", "clean_osis",
            "split_of_book", "DING_DICT", "DING_INDEX", "DING_SPLITS", "PTB_SPLITS", "SentencePair",
            "ding_de_en", "english_sentences", "gensim_data_path", "google_analogies", "ptb", "ptb_tokens",
-           "simlex999", "split_sentences", "tatoeba_pairs", "wikipedia_sample", "wikipedia_sentences",
+           "simlex999", "split_sentences", "tatoeba_pairs", "wikipedia_sample", "wikipedia_sentences", "wikipedia_texts",
            "wordsim353"]

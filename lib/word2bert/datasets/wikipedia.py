@@ -14,7 +14,7 @@ from word2bert.datasets.paths import gensim_data_path
 
 
 class Article(NamedTuple):
-    """One Wikipedia article: its title and its sentences (each a list of tokens)."""
+    """One Wikipedia article: its title and its sentences (token lists, or strings from ``wikipedia_texts``)."""
 
     title: str
     sentences: list
@@ -33,9 +33,9 @@ def split_sentences(paragraph: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
 
 
-def _article_sentences(wikitext: str, lowercase: bool) -> list[list[str]]:
+def _raw_sentences(wikitext: str) -> list[str]:
+    """Sentences of an article as plain text (markup removed; case, digits and punctuation kept)."""
     from gensim.corpora.wikicorpus import filter_wiki
-    from gensim.utils import tokenize
 
     text = _MARKUP.sub("", filter_wiki(wikitext))
     sentences = []
@@ -43,27 +43,62 @@ def _article_sentences(wikitext: str, lowercase: bool) -> list[list[str]]:
         line = line.strip().lstrip("*#:;| ").strip()
         if not line or line.startswith("=") or line.startswith("{") or line.startswith("!"):
             continue
-        for sent in split_sentences(line):
-            tokens = list(tokenize(sent, lower=lowercase))
-            if len(tokens) >= 3:
-                sentences.append(tokens)
+        sentences.extend(split_sentences(line))
     return sentences
+
+
+def _article_sentences(wikitext: str, lowercase: bool) -> list[list[str]]:
+    from gensim.utils import tokenize
+
+    sentences = []
+    for sent in _raw_sentences(wikitext):
+        tokens = list(tokenize(sent, lower=lowercase))
+        if len(tokens) >= 3:
+            sentences.append(tokens)
+    return sentences
+
+
+@functools.lru_cache(maxsize=1)
+def _pages() -> tuple:
+    path = gensim_data_path("wikipedia")  # first: a missing gensim is a CorpusNotFoundError, not an ImportError
+    from gensim.corpora.wikicorpus import extract_pages
+
+    with bz2.open(path) as f:
+        return tuple((title, text) for title, text, _pageid in extract_pages(f, filter_namespaces=("0",))
+                     if text and not text.lstrip().lower().startswith("#redirect"))
 
 
 @functools.lru_cache(maxsize=4)
 def _wikipedia(lowercase: bool) -> tuple:
-    path = gensim_data_path("wikipedia")  # first: a missing gensim is a CorpusNotFoundError, not an ImportError
-    from gensim.corpora.wikicorpus import extract_pages
+    articles = []
+    for title, text in _pages():
+        sentences = _article_sentences(text, lowercase)
+        if sentences:
+            articles.append(Article(title, sentences))
+    return tuple(articles)
+
+
+def wikipedia_texts() -> list[Article]:
+    """The articles of ``wikipedia_sample`` as plain-text sentences, as written: case, digits and
+    punctuation kept (what a subword tokenizer or BERT reads).
+
+    Returns:
+        list of ``Article(title, sentences)`` in the order of ``wikipedia_sample``; ``sentences`` is a
+        list of strings (sentences of fewer than 3 alphabetic tokens are dropped, as there).
+
+    Raises:
+        CorpusNotFoundError: gensim is not installed.
+
+    Source: as ``wikipedia_sample`` (Wikipedia, CC BY-SA 3.0, via gensim's test data).
+    """
+    from gensim.utils import tokenize
 
     articles = []
-    with bz2.open(path) as f:
-        for title, text, _pageid in extract_pages(f, filter_namespaces=("0",)):
-            if not text or text.lstrip().lower().startswith("#redirect"):
-                continue
-            sentences = _article_sentences(text, lowercase)
-            if sentences:
-                articles.append(Article(title, sentences))
-    return tuple(articles)
+    for title, text in _pages():
+        sentences = [s for s in _raw_sentences(text) if len(list(tokenize(s))) >= 3]
+        if sentences:
+            articles.append(Article(title, sentences))
+    return articles
 
 
 def wikipedia_sample(lowercase: bool = True) -> list[Article]:

@@ -1,9 +1,13 @@
-"""Text to ids: the one set of special tokens, the ``Vocabulary``, the word tokenizer.
-
-Subword tokenizers (WordPiece, byte-pair encoding) join this package in chapter 07.
+"""Text to ids: the one set of special tokens, the ``Vocabulary``, the word tokenizer, and the subword
+tokenizers of chapter 07 (WordPiece, byte-pair encoding) with BERT's pair format.
 """
+from word2bert.text.bpe import BPETokenizer, learn_bpe, train_bpe
+from word2bert.text.normalize import normalize, pretokenize
 from word2bert.text.specials import BOS, EOS, PAD, SPECIALS, UNK
 from word2bert.text.vocab import Vocabulary
+from word2bert.text.wordpiece import BERT_SPECIALS, WordPieceTokenizer, train_wordpiece, word_counts, wordpiece_split
 from word2bert.text.words import detokenize, tokenize
 
-__all__ = ["BOS", "EOS", "PAD", "SPECIALS", "UNK", "Vocabulary", "detokenize", "tokenize"]
+__all__ = ["BERT_SPECIALS", "BOS", "BPETokenizer", "EOS", "PAD", "SPECIALS", "UNK", "Vocabulary", "WordPieceTokenizer",
+           "detokenize", "learn_bpe", "normalize", "pretokenize", "tokenize", "train_bpe", "train_wordpiece",
+           "word_counts", "wordpiece_split"]

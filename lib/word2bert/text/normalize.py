@@ -1,0 +1,123 @@
+"""Normalisation and word splitting before subwords: BERT's "basic tokenizer", written out.
+
+A subword tokenizer first cuts text into words, then each word into pieces. This module is the first
+half, with the same rules as BERT's ``BasicTokenizer`` (Devlin et al. 2019, ``tokenization.py``) and
+tensorflow-text's ``BasicTokenizer``:
+
+1. control and format characters (Unicode categories Cc, Cf) become spaces;
+2. with ``lowercase``: Unicode NFKC case folding (ICU's ``NFKC_Casefold``, as tensorflow-text's
+   ``case_fold_utf8``); otherwise the text is put in Unicode normal form ``form`` (NFC by default, so
+   that "naïve" typed as one code point or as ``i`` + combining diaeresis gives the same word);
+3. with ``strip_accents``: NFD, then every combining mark (category Mn) is dropped ("café" -> "cafe",
+   and also Spanish "año" -> "ano");
+4. the text is split at whitespace; every punctuation character (ASCII ``!``-``/``, ``:``-``@``,
+   ``[``-`````, ``{``-``~`` and every Unicode category P*) and every CJK ideograph is a word of its own.
+
+Special tokens listed in ``special_tokens`` (``[MASK]``) are kept whole and never lowercased.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+FORMS = ("NFC", "NFD", "NFKC", "NFKD")
+
+_CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
+               (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
+
+
+def is_punctuation(char: str) -> bool:
+    """True for ASCII non-alphanumeric printable characters and every Unicode punctuation (P*) character.
+
+    BERT's rule: ``$``, ``+``, ``^`` and `````` are not Unicode punctuation but are split off all the same.
+    """
+    code = ord(char)
+    if 33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126:
+        return True
+    return unicodedata.category(char).startswith("P")
+
+
+def is_cjk(char: str) -> bool:
+    """True for a CJK unified ideograph (split off one character at a time, as BERT does)."""
+    code = ord(char)
+    return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
+
+
+def normalize(text: str, lowercase: bool = True, strip_accents: bool | None = None, form: str = "NFC") -> str:
+    """The text a subword tokenizer sees: case folding, Unicode normal form, accents, control characters.
+
+    Args:
+        text: any string.
+        lowercase: case-fold (NFKC_Casefold: "Straße" -> "strasse", full-width letters to ASCII).
+        strip_accents: drop combining marks after NFD. ``None`` (the default) means "as ``lowercase``",
+            BERT's uncased convention; pass ``False`` to lowercase and keep "ï" and "ñ".
+        form: the Unicode normal form when not lowercasing: ``"NFC"`` (default), ``"NFD"``,
+            ``"NFKC"``, ``"NFKD"`` or ``None`` (leave the text as typed).
+
+    Returns:
+        the normalised string (control and format characters replaced by spaces).
+
+    Raises:
+        TypeError: ``text`` is not a ``str`` (bytes must be decoded first).
+        ValueError: unknown ``form``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"normalize expects a str, got {type(text).__name__}: decode bytes first")
+    if form is not None and form not in FORMS:
+        raise ValueError(f"unknown Unicode normal form {form!r}: use one of {FORMS} or None")
+    if strip_accents is None:
+        strip_accents = lowercase
+    if lowercase:
+        text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())  # ICU's NFKC_Casefold
+    elif form is not None:
+        text = unicodedata.normalize(form, text)
+    if strip_accents:
+        text = "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+    return "".join(" " if unicodedata.category(c) in ("Cc", "Cf") else c for c in text)
+
+
+def _split_word(word: str) -> list[str]:
+    out, current = [], []
+    for char in word:
+        if is_punctuation(char) or is_cjk(char):
+            if current:
+                out.append("".join(current))
+                current = []
+            out.append(char)
+        else:
+            current.append(char)
+    if current:
+        out.append("".join(current))
+    return out
+
+
+def pretokenize(text: str, lowercase: bool = True, strip_accents: bool | None = None, form: str = "NFC",
+                special_tokens=()) -> list[str]:
+    """Words of ``text`` as BERT's basic tokenizer cuts them (rules in the module docstring).
+
+    >>> pretokenize("He said: \\"Naïve café!\\" [MASK]", special_tokens=["[MASK]"])
+    ['he', 'said', ':', '"', 'naive', 'cafe', '!', '"', '[MASK]']
+
+    Args:
+        text: a string.
+        lowercase, strip_accents, form: as ``normalize``.
+        special_tokens: strings kept as one word each wherever they occur, never normalised.
+
+    Returns:
+        list of words (strings without whitespace); empty for blank text.
+
+    Raises:
+        TypeError, ValueError: as ``normalize``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"pretokenize expects a str, got {type(text).__name__}: decode bytes first")
+    specials = sorted((s for s in special_tokens if s), key=len, reverse=True)
+    parts = re.split("(" + "|".join(map(re.escape, specials)) + ")", text) if specials else [text]
+    words: list[str] = []
+    for i, part in enumerate(parts):
+        if i % 2:  # a special token, as written
+            words.append(part)
+            continue
+        for word in normalize(part, lowercase, strip_accents, form).split():
+            words.extend(_split_word(word))
+    return words

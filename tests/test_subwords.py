@@ -1,0 +1,269 @@
+"""Tests for the subword tokenizers (word2bert.text: normalize, wordpiece, bpe): hand examples, BERT's
+pair format, and our code against tensorflow-text and keras-hub on real text."""
+import functools
+import unicodedata
+
+import keras
+import numpy as np
+import pytest
+
+from word2bert.datasets import wikipedia_texts
+from word2bert.text import (BPETokenizer, WordPieceTokenizer, learn_bpe, normalize, pretokenize, train_bpe,
+                            train_wordpiece, word_counts, wordpiece_split)
+from word2bert.text.bpe import END_OF_WORD, learn_bpe_reference
+
+# comparisons with tensorflow-text and keras-hub do not touch the Keras backend: they run once, with TensorFlow
+once_on_tensorflow = pytest.mark.skipif(keras.backend.backend() != "tensorflow",
+                                        reason="backend-independent comparison with tensorflow-text, run on TensorFlow")
+SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+HAND_VOCAB = SPECIALS + ["un", "##aff", "##able", "my", "dog", "is", "cute", "he", "likes", "play", "##ing",
+                         "a", "ab", "##c", "##bc", "."]
+
+
+@functools.lru_cache(maxsize=1)
+def wiki_texts():
+    """Sentences of the Wikipedia sample: the first 90 articles train, the other 16 are held out."""
+    articles = wikipedia_texts()
+    return [s for a in articles[:90] for s in a.sentences], [s for a in articles[90:] for s in a.sentences]
+
+
+@functools.lru_cache(maxsize=1)
+def wiki_wordpiece():
+    """An uncased vocabulary of about 1,000 tokens from 2,000 training sentences (the learner takes seconds)."""
+    return train_wordpiece(wiki_texts()[0][:2000], 1000)
+
+
+def test_wordpiece_by_hand():
+    vocab = set(HAND_VOCAB)
+    assert wordpiece_split("unaffable", vocab) == ["un", "##aff", "##able"]
+    assert wordpiece_split("unaffablex", vocab) == ["[UNK]"]  # no piece for "x": the whole word is unknown
+    assert wordpiece_split("abc", vocab) == ["ab", "##c"]  # longest match first, not "a ##bc"
+    assert wordpiece_split("playing", vocab) == ["play", "##ing"]
+    assert wordpiece_split("un" * 60, vocab | {"##un"}) == ["[UNK]"]  # 120 characters > 100
+    assert wordpiece_split("unun", vocab | {"##un"}, max_chars_per_word=3) == ["[UNK]"]
+    tok = WordPieceTokenizer(HAND_VOCAB)
+    assert tok.tokenize("He likes playing.") == ["he", "likes", "play", "##ing", "."]
+    assert tok.tokenize("my dog is [MASK]") == ["my", "dog", "is", "[MASK]"]  # written special: one token
+    assert tok.encode("[MASK]") == [4]
+    assert tok.detokenize(tok.tokenize("He likes playing.")) == "he likes playing ."
+
+
+def test_encode_pair_format_and_truncation():
+    tok = WordPieceTokenizer(HAND_VOCAB)
+    ids = {t: i for i, t in enumerate(HAND_VOCAB)}
+    out = tok.encode_pair("my dog is cute", "he likes playing", max_len=14)
+    expected = ["[CLS]", "my", "dog", "is", "cute", "[SEP]", "he", "likes", "play", "##ing", "[SEP]"]
+    assert out["token_ids"].tolist() == [ids[t] for t in expected] + [0, 0, 0]
+    assert out["segment_ids"].tolist() == [0] * 6 + [1] * 5 + [0] * 3
+    assert out["padding_mask"].tolist() == [True] * 11 + [False] * 3
+    assert out["token_ids"].dtype == np.int32 and out["padding_mask"].dtype == bool
+    # 4 + 4 tokens into 8 - 3 = 5 places: the longer side (then b on ties) loses its last tokens
+    cut = tok.decode(tok.encode_pair("my dog is cute", "he likes playing", max_len=8)["token_ids"])
+    assert cut == ["[CLS]", "my", "dog", "is", "[SEP]", "he", "likes", "[SEP]"]
+    cut = tok.decode(tok.encode_pair("my dog is cute cute cute", "he", max_len=7)["token_ids"])
+    assert cut == ["[CLS]", "my", "dog", "is", "[SEP]", "he", "[SEP]"]  # only the long side shrinks
+    assert tok.decode(tok.encode_pair("my dog", "he", max_len=3)["token_ids"]) == ["[CLS]", "[SEP]", "[SEP]"]
+    single = tok.encode_pair("my dog", max_len=5)
+    assert tok.decode(single["token_ids"]) == ["[CLS]", "my", "dog", "[SEP]", "[PAD]"]
+    assert single["segment_ids"].tolist() == [0] * 5
+    with pytest.raises(ValueError, match="needs at least 3"):
+        tok.encode_pair("my", "dog", max_len=2)
+
+
+def test_normalisation_cases():
+    assert pretokenize("Naïve café", lowercase=True, strip_accents=False) == ["naïve", "café"]
+    assert pretokenize("Naïve café") == ["naive", "cafe"]  # BERT uncased: lowercasing strips accents
+    assert pretokenize("Naïve café", lowercase=False) == ["Naïve", "café"]
+    nfc, nfd = "na\u00efve", "nai\u0308ve"  # "naïve" typed two ways
+    assert nfc != nfd and pretokenize(nfc, lowercase=False) == pretokenize(nfd, lowercase=False) == [nfc]
+    assert pretokenize(nfd, lowercase=False, form=None) == [nfd]  # left as typed
+    assert pretokenize(nfd, lowercase=False, form="NFD") == [nfd]
+    assert pretokenize("¿Año?", lowercase=False) == ["¿", "Año", "?"]
+    assert pretokenize("¿Año?") == ["¿", "ano", "?"]  # the tilde is a combining mark too
+    assert pretokenize("Straße") == ["strasse"]  # full case folding
+    assert pretokenize("a[MASK]b [mask]", special_tokens=["[MASK]"]) == ["a", "[MASK]", "b", "[", "mask", "]"]
+    assert pretokenize("a\u200bb\tc") == ["a", "b", "c"]  # a format character is a space
+    assert normalize("É", lowercase=False, form="NFD") == unicodedata.normalize("NFD", "É")
+    with pytest.raises(ValueError, match="unknown Unicode normal form"):
+        normalize("x", form="NFX")
+    with pytest.raises(TypeError, match="decode bytes"):
+        pretokenize(b"bytes")
+
+
+@once_on_tensorflow
+def test_wordpiece_equals_tensorflow_text_on_held_out_wikipedia():
+    import tensorflow as tf
+
+    tok = wiki_wordpiece()
+    held_out = wiki_texts()[1]
+    words = [w for text in held_out for w in tok.words(text)]
+    assert len(words) > 10_000
+    fast = tok.to_tensorflow_text(pretokenized=True)
+    theirs = fast.tokenize(tf.constant(words))  # ragged: [words, pieces]
+    ours = [tok.token_to_id(p) for w in words for p in tok.word_pieces(w)]
+    assert theirs.flat_values.numpy().tolist() == ours
+    # the whole pipeline (normalise, split, pieces) in TensorFlow gives the same ids text by text, for each
+    # combination of lowercasing and accent stripping
+    for lowercase, strip in ((True, True), (True, False), (False, False), (False, True)):
+        variant = WordPieceTokenizer(tok.vocabulary, lowercase=lowercase, strip_accents=strip)
+        full = variant.to_tensorflow_text(pretokenized=False).tokenize(tf.constant(held_out))
+        assert full.merge_dims(-2, -1).to_list() == [variant.encode(t) for t in held_out], (lowercase, strip)
+    assert sum(p == "[UNK]" for w in words for p in tok.word_pieces(w)) > 0  # the comparison includes unknowns
+
+
+@once_on_tensorflow
+def test_our_vocabulary_equals_tensorflow_text_and_keras_hub_learners():
+    import tensorflow as tf
+    from tensorflow_text.tools.wordpiece_vocab.bert_vocab_from_dataset import bert_vocab_from_dataset
+    from keras_hub.tokenizers import compute_word_piece_vocabulary
+
+    texts = wiki_texts()[0][:1500]
+    ours = train_wordpiece(texts, 1000).vocabulary
+    data = tf.data.Dataset.from_tensor_slices(texts)
+    assert 500 <= len(ours) <= 1000
+    assert ours == bert_vocab_from_dataset(data, 1000, SPECIALS, {"lower_case": True})
+    # keras-hub strips accents, splits, and only then case-folds each word (NFKC): a no-break space inside a
+    # "word" becomes a space token there. On text that NFKC leaves alone the three learners agree.
+    plain = [t for t in texts if unicodedata.normalize("NFKC", t) == t]
+    assert len(plain) > 1200
+    plain_data = tf.data.Dataset.from_tensor_slices(plain)
+    for lowercase, strip in ((True, True), (True, False), (False, False)):
+        hub = compute_word_piece_vocabulary(plain_data, 1000, lowercase=lowercase, strip_accents=strip,
+                                            reserved_tokens=SPECIALS)
+        assert train_wordpiece(plain, 1000, lowercase=lowercase, strip_accents=strip).vocabulary == hub, (lowercase, strip)
+
+
+def test_detokenize_inverts_tokenize_on_real_sentences():
+    tok = wiki_wordpiece()
+    texts = wiki_texts()[1][:200]
+    checked = 0
+    for text in texts:
+        tokens = tok.tokenize(text)
+        if "[UNK]" not in tokens:
+            assert tok.detokenize(tokens) == " ".join(tok.words(text))
+            assert tok.detokenize(tok.encode(text)) == " ".join(tok.words(text))
+            checked += 1
+    assert checked > 50
+    bpe = train_bpe(wiki_texts()[0], 1500)
+    for text in texts:
+        if all(c in bpe.alphabet for w in bpe.words(text) for c in w):
+            assert bpe.detokenize(bpe.tokenize(text)) == " ".join(bpe.words(text))
+
+
+def test_bpe_toy_example_by_hand():
+    toy = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+    merges = learn_bpe(toy, 10)
+    # by hand: es, st, t</w> all occur 9 times; ties go to the pair that sorts first, ("e", "s"), ...
+    assert ["".join(m) for m in merges] == ["es", "est", f"est{END_OF_WORD}", "lo", "low", "ew",
+                                           f"ewest{END_OF_WORD}", f"newest{END_OF_WORD}", f"low{END_OF_WORD}",
+                                           f"dest{END_OF_WORD}"]
+    assert len(learn_bpe(toy, 100)) == 15  # then each of the four words is one symbol: no pair is left
+    tok = BPETokenizer(merges, "lowernstid")
+    assert tok.tokenize("lowest") == ["low", f"est{END_OF_WORD}"]
+    assert tok.tokenize("widest") == ["w", "i", f"dest{END_OF_WORD}"]
+    assert tok.tokenize("lowz") == ["low", "<unk>", END_OF_WORD]  # a character never seen
+    assert tok.vocab_size == 4 + 10 + 1 + 10
+
+
+def test_bpe_learner_equals_the_papers_loop_on_real_text():
+    counts = word_counts(wiki_texts()[0][:300])
+    fast, slow = learn_bpe(counts, 150), learn_bpe_reference(counts, 150)
+    assert fast == slow and len(fast) == 150
+
+
+def test_bpe_tokenizer_replays_merges_in_order():
+    texts = wiki_texts()[0]
+    tok = train_bpe(texts, 1200)
+    words = [w for text in wiki_texts()[1][:100] for w in tok.words(text)]
+
+    def replay(word):  # apply every merge, in the order learned, to the whole word
+        symbols = [c if c in tok.alphabet else "<unk>" for c in word] + [END_OF_WORD]
+        for a, b in tok.merges:
+            i, out = 0, []
+            while i < len(symbols):
+                if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == (a, b):
+                    out.append(a + b)
+                    i += 2
+                else:
+                    out.append(symbols[i])
+                    i += 1
+            symbols = out
+        return symbols
+
+    assert all(tok.split_word(w) == replay(w) for w in words[:400])
+    assert tok.vocab_size == 1200
+    assert all(0 <= i < tok.vocab_size for i in tok.encode(" ".join(words)))
+
+
+def test_vocabulary_files_round_trip_and_corruption(tmp_path):
+    tok = wiki_wordpiece()
+    path = tmp_path / "vocab.txt"
+    tok.save(path)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    assert lines[:5] == SPECIALS and lines[-1] == "" and len(lines) == tok.vocab_size + 1
+    again = WordPieceTokenizer.load(path)
+    text = wiki_texts()[1][0]
+    assert again.vocabulary == tok.vocabulary and again.encode(text) == tok.encode(text)
+    path.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\n\nof\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 6"):
+        WordPieceTokenizer.load(path)
+    path.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\nof\nthe\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 7 repeats 'the'"):
+        WordPieceTokenizer.load(path)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    with pytest.raises(ValueError, match="not a UTF-8"):
+        WordPieceTokenizer.load(path)
+    path.write_text("[UNK]\n[PAD]\n[CLS]\n[SEP]\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="must be id 0"):
+        WordPieceTokenizer.load(path)
+    bpe = train_bpe(wiki_texts()[0][:200], 400)
+    bpe.save(tmp_path / "bpe.txt")
+    loaded = BPETokenizer.load(tmp_path / "bpe.txt")
+    assert loaded.vocabulary == bpe.vocabulary and loaded.encode(text) == bpe.encode(text)
+    (tmp_path / "bad.txt").write_text((tmp_path / "bpe.txt").read_text(encoding="utf-8") + "abc\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="expected 'left right'"):
+        BPETokenizer.load(tmp_path / "bad.txt")
+    with pytest.raises(ValueError, match="not a word2bert BPE"):
+        BPETokenizer.load(path)
+
+
+def test_tf_data_pipeline_pads_ragged_batches():
+    import tensorflow as tf
+
+    tok = wiki_wordpiece()
+    texts = wiki_texts()[1][:10]
+    ds = tf.data.Dataset.from_tensor_slices(texts).batch(4).map(tok.tf_encode(max_len=16))
+    batches = [b.numpy() for b in ds]
+    assert [b.shape[0] for b in batches] == [4, 4, 2] and all(b.shape[1] <= 16 for b in batches)
+    rows = np.concatenate([np.pad(b, ((0, 0), (0, 16 - b.shape[1]))) for b in batches])
+    for row, text in zip(rows, texts):
+        ids = tok.encode(text)[:16]
+        assert row.tolist() == ids + [0] * (16 - len(ids))
+    fixed = next(iter(tf.data.Dataset.from_tensor_slices(["a b", "c"]).batch(2).map(tok.tf_encode(8, True))))
+    assert fixed.shape == (2, 8) and fixed.dtype == tf.int32
+    bpe = train_bpe(wiki_texts()[0][:200], 400)
+    out = next(iter(tf.data.Dataset.from_tensor_slices(texts[:3]).batch(3).map(bpe.tf_encode(12))))
+    assert out.numpy()[0].tolist()[:len(bpe.encode(texts[0])[:12])] == bpe.encode(texts[0])[:12]
+
+
+def test_subword_mistakes_are_clear_errors():
+    with pytest.raises(ValueError, match="leaves no room"):
+        train_wordpiece(["a b"], 5)
+    with pytest.raises(TypeError, match="single string"):
+        train_wordpiece("some text", 100)
+    with pytest.raises(ValueError, match="no words"):
+        word_counts(["", "  "])
+    with pytest.raises(ValueError, match="unknown token"):
+        WordPieceTokenizer(["[PAD]", "a"])
+    with pytest.raises(ValueError, match="entry 2 repeats 'a'"):
+        WordPieceTokenizer(["[PAD]", "a", "a"])
+    with pytest.raises(ValueError, match="smaller than the"):
+        train_bpe(["low lower"], 5)
+    with pytest.raises(ValueError, match="no earlier merge"):
+        BPETokenizer([("lo", "w")], "low")
+    with pytest.raises(ValueError, match="repeats merge 0"):
+        BPETokenizer([("l", "o"), ("l", "o")], "low")
+    with pytest.raises(ValueError, match="holds whitespace"):
+        learn_bpe({"a b": 3}, 2)
+    with pytest.raises(TypeError, match="not a string"):
+        WordPieceTokenizer(HAND_VOCAB).detokenize("un ##aff")
