@@ -91,10 +91,11 @@ def wikipedia_texts() -> list[Article]:
 
     Source: as ``wikipedia_sample`` (Wikipedia, CC BY-SA 3.0, via gensim's test data).
     """
+    pages = _pages()  # first: a missing gensim is a CorpusNotFoundError, not an ImportError
     from gensim.utils import tokenize
 
     articles = []
-    for title, text in _pages():
+    for title, text in pages:
         sentences = [s for s in _raw_sentences(text) if len(list(tokenize(s))) >= 3]
         if sentences:
             articles.append(Article(title, sentences))
