@@ -40,7 +40,9 @@ def test_wordpiece_by_hand():
     assert wordpiece_split("abc", vocab) == ["ab", "##c"]  # longest match first, not "a ##bc"
     assert wordpiece_split("playing", vocab) == ["play", "##ing"]
     assert wordpiece_split("un" * 60, vocab | {"##un"}) == ["[UNK]"]  # 120 characters > 100
-    assert wordpiece_split("unun", vocab | {"##un"}, max_chars_per_word=3) == ["[UNK]"]
+    assert wordpiece_split("unun", vocab | {"##un"}, max_bytes_per_word=3) == ["[UNK]"]
+    accented = vocab | {"é", "##é"}  # the limit counts UTF-8 bytes, as tensorflow-text: "é" is 2
+    assert wordpiece_split("é" * 50, accented) == ["é"] + ["##é"] * 49 and wordpiece_split("é" * 51, accented) == ["[UNK]"]
     tok = WordPieceTokenizer(HAND_VOCAB)
     assert tok.tokenize("He likes playing.") == ["he", "likes", "play", "##ing", "."]
     assert tok.tokenize("my dog is [MASK]") == ["my", "dog", "is", "[MASK]"]  # written special: one token
@@ -68,6 +70,11 @@ def test_encode_pair_format_and_truncation():
     assert single["segment_ids"].tolist() == [0] * 5
     with pytest.raises(ValueError, match="needs at least 3"):
         tok.encode_pair("my", "dog", max_len=2)
+    typed = tok.encode_pair("my [PAD] dog", "he", max_len=8)  # a [PAD] in the text is a real position
+    assert typed["token_ids"].tolist()[:3] == [ids["[CLS]"], ids["my"], 0]
+    assert typed["padding_mask"].tolist() == [True] * 7 + [False]
+    with pytest.raises(ValueError, match="has none"):
+        WordPieceTokenizer(HAND_VOCAB[1:], pad_token=None).encode_pair("my", max_len=4)
 
 
 def test_normalisation_cases():
@@ -82,7 +89,9 @@ def test_normalisation_cases():
     assert pretokenize("¿Año?") == ["¿", "ano", "?"]  # the tilde is a combining mark too
     assert pretokenize("Straße") == ["strasse"]  # full case folding
     assert pretokenize("a[MASK]b [mask]", special_tokens=["[MASK]"]) == ["a", "[MASK]", "b", "[", "mask", "]"]
-    assert pretokenize("a\u200bb\tc") == ["a", "b", "c"]  # a format character is a space
+    # invisible characters: deleted by case folding (NFKC_Casefold), a space otherwise (as tensorflow-text)
+    assert pretokenize("a\u200bb\tc") == ["ab", "c"] and pretokenize("co\u00adoperate") == ["cooperate"]
+    assert pretokenize("a\u200bb\tc", lowercase=False) == ["a", "b", "c"]
     assert normalize("É", lowercase=False, form="NFD") == unicodedata.normalize("NFD", "É")
     with pytest.raises(ValueError, match="unknown Unicode normal form"):
         normalize("x", form="NFX")
@@ -225,6 +234,13 @@ def test_vocabulary_files_round_trip_and_corruption(tmp_path):
         BPETokenizer.load(tmp_path / "bad.txt")
     with pytest.raises(ValueError, match="not a word2bert BPE"):
         BPETokenizer.load(path)
+    (tmp_path / "bad.txt").write_text('#word2bert-bpe {"lowercase": "no"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="line 1: the header lacks or mistypes"):
+        BPETokenizer.load(tmp_path / "bad.txt")
+    header = (tmp_path / "bpe.txt").read_text(encoding="utf-8").split("\n")[0]
+    (tmp_path / "bad.txt").write_text(header + "\nl o\nzz q\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 3"):
+        BPETokenizer.load(tmp_path / "bad.txt")
 
 
 def test_tf_data_pipeline_pads_ragged_batches():
@@ -267,3 +283,7 @@ def test_subword_mistakes_are_clear_errors():
         learn_bpe({"a b": 3}, 2)
     with pytest.raises(TypeError, match="not a string"):
         WordPieceTokenizer(HAND_VOCAB).detokenize("un ##aff")
+    with pytest.raises(TypeError, match="integers"):
+        WordPieceTokenizer(HAND_VOCAB).decode([1.9, 2])
+    with pytest.raises(TypeError, match="not a mix"):
+        WordPieceTokenizer(HAND_VOCAB).detokenize(["my", 3])

@@ -11,13 +11,14 @@ order they were learned (the lowest-ranked pair present first), as Sennrich's ``
 The paper's toy corpus ``{low: 5, lower: 2, newest: 6, widest: 3}`` gives the merges
 ``es, est, est</w>, lo, low, ew, ewest</w>, newest</w>, low</w>, dest</w>``. The paper's Figure 1 code breaks
 ties by the order pairs were first counted and gives ``ne, new`` and ``wi`` where this rule gives ``ew,
-ewest</w>`` and ``dest</w>``: the same symbols by the end, reached in another order.
+ewest</w>`` and ``dest</w>`` (so "widest" ends as ``wi d est</w>`` there and ``w i dest</w>`` here).
 """
 from __future__ import annotations
 
 import heapq
 import json
 import os
+import re
 
 from word2bert.course.io import atomic_write
 from word2bert.text.specials import BOS, EOS, PAD, UNK
@@ -196,7 +197,8 @@ class BPETokenizer(SubwordTokenizer):
     def detokenize(self, tokens_or_ids) -> str:
         """Text of tokens (or ids): pieces are concatenated and ``</w>`` becomes a space; padding is dropped.
 
-        ``detokenize(tokenize(x)) == " ".join(words(x))`` when every character is in the alphabet.
+        ``detokenize(tokenize(x)) == " ".join(words(x))`` when every character is in the alphabet and the text
+        holds no written ``<unk>`` (an ``<unk>`` piece is taken for an unknown character inside a word).
         """
         pieces = [t for t in self._as_tokens(tokens_or_ids) if t != self.pad_token]
         text = "".join(f"{p}{END_OF_WORD}" if p in self.special_tokens and p != self.unk_token else p
@@ -230,14 +232,24 @@ class BPETokenizer(SubwordTokenizer):
             header = json.loads(first[len(_HEADER) + 1:])
         except json.JSONDecodeError as e:
             raise ValueError(f"{path}, line 1: bad header ({e.msg})") from None
+        keys = {"lowercase": bool, "strip_accents": (bool, type(None)), "form": (str, type(None)),
+                "reserved_tokens": list, "alphabet": str}
+        bad = [k for k, t in keys.items() if not isinstance(header, dict) or k not in header
+               or not isinstance(header[k], t)]
+        if bad:
+            raise ValueError(f"{path}, line 1: the header lacks or mistypes {bad}")
         merges = []
         for n, line in enumerate(lines, start=2):
             parts = line.split(" ")
             if len(parts) != 2 or not all(parts):
                 raise ValueError(f"{path}, line {n}: expected 'left right', got {line!r}")
             merges.append(tuple(parts))
-        return cls(merges, header["alphabet"], header["reserved_tokens"], header["lowercase"],
-                   header["strip_accents"], header["form"])
+        try:
+            return cls(merges, header["alphabet"], header["reserved_tokens"], header["lowercase"],
+                       header["strip_accents"], header["form"])
+        except ValueError as e:  # name the line: merge i is on line i + 2
+            message = re.sub(r"merge (\d+)", lambda m: f"line {int(m.group(1)) + 2}", str(e))
+            raise ValueError(f"{path}: {message}") from None
 
     def __repr__(self) -> str:
         return f"BPETokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, lowercase={self.lowercase})"
@@ -245,7 +257,8 @@ class BPETokenizer(SubwordTokenizer):
 
 def train_bpe(texts, vocab_size: int, lowercase: bool = True, strip_accents: bool | None = False, form: str = "NFC",
               reserved_tokens=(PAD, UNK, BOS, EOS), min_count: int = 2) -> BPETokenizer:
-    """Learn byte-pair encoding from texts until the vocabulary holds ``vocab_size`` tokens.
+    """Learn byte-pair encoding from texts until the vocabulary holds ``vocab_size`` tokens, or until no pair
+    occurs ``min_count`` times (then the vocabulary is smaller: check ``vocab_size`` of the result).
 
     Words come from ``pretokenize`` (the same cut as WordPiece's, so the two compare on equal words);
     the vocabulary counts the reserved tokens, the alphabet, ``</w>`` and one symbol per merge.
@@ -255,7 +268,8 @@ def train_bpe(texts, vocab_size: int, lowercase: bool = True, strip_accents: boo
     """
     from word2bert.text.wordpiece import word_counts
 
-    counts = word_counts(texts, lowercase, strip_accents, form)
+    counts = word_counts(texts, lowercase, strip_accents, form, [t for t in reserved_tokens if t != PAD])
+    counts = {w: c for w, c in counts.items() if w not in reserved_tokens}  # written specials are not spelled
     alphabet = sorted({c for w in counts for c in w})
     base = len(reserved_tokens) + len(alphabet) + 1
     if vocab_size < base:

@@ -1,13 +1,16 @@
 """Normalisation and word splitting before subwords: BERT's "basic tokenizer", written out.
 
 A subword tokenizer first cuts text into words, then each word into pieces. This module is the first
-half, with the same rules as BERT's ``BasicTokenizer`` (Devlin et al. 2019, ``tokenization.py``) and
-tensorflow-text's ``BasicTokenizer``:
+half, with the rules of tensorflow-text's ``BasicTokenizer`` (which follow BERT's ``BasicTokenizer``,
+Devlin et al. 2019, ``tokenization.py``, except where noted):
 
-1. control and format characters (Unicode categories Cc, Cf) become spaces;
-2. with ``lowercase``: Unicode NFKC case folding (ICU's ``NFKC_Casefold``, as tensorflow-text's
-   ``case_fold_utf8``); otherwise the text is put in Unicode normal form ``form`` (NFC by default, so
-   that "naïve" typed as one code point or as ``i`` + combining diaeresis gives the same word);
+1. with ``lowercase``: Unicode NFKC case folding (ICU's ``NFKC_Casefold``, as tensorflow-text's
+   ``case_fold_utf8``), which also deletes invisible "default ignorable" characters (soft hyphen, zero-width
+   space and joiners, variation selectors: "co\u00adoperate" -> "cooperate"); otherwise the text is put in
+   Unicode normal form ``form`` (NFC by default, so that "naïve" typed as one code point or as ``i`` +
+   combining diaeresis gives the same word);
+2. the control and format characters left (Unicode categories Cc, Cf) become spaces, as in tensorflow-text
+   (BERT's original code deletes them);
 3. with ``strip_accents``: NFD, then every combining mark (category Mn) is dropped ("café" -> "cafe",
    and also Spanish "año" -> "ano");
 4. the text is split at whitespace; every punctuation character (ASCII ``!``-``/``, ``:``-``@``,
@@ -22,6 +25,9 @@ import unicodedata
 
 FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 
+# default ignorable code points that NFKC_Casefold deletes, besides the format characters (category Cf)
+_IGNORABLE_RANGES = ((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x3164, 0x3164),
+                     (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xE0100, 0xE01EF))
 _CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
                (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
 
@@ -43,12 +49,18 @@ def is_cjk(char: str) -> bool:
     return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
 
 
+def _ignorable(char: str) -> bool:
+    code = ord(char)
+    return unicodedata.category(char) == "Cf" or any(lo <= code <= hi for lo, hi in _IGNORABLE_RANGES)
+
+
 def normalize(text: str, lowercase: bool = True, strip_accents: bool | None = None, form: str = "NFC") -> str:
     """The text a subword tokenizer sees: case folding, Unicode normal form, accents, control characters.
 
     Args:
         text: any string.
-        lowercase: case-fold (NFKC_Casefold: "Straße" -> "strasse", full-width letters to ASCII).
+        lowercase: case-fold (NFKC_Casefold: "Straße" -> "strasse", full-width letters to ASCII, invisible
+            characters deleted).
         strip_accents: drop combining marks after NFD. ``None`` (the default) means "as ``lowercase``",
             BERT's uncased convention; pass ``False`` to lowercase and keep "ï" and "ñ".
         form: the Unicode normal form when not lowercasing: ``"NFC"`` (default), ``"NFD"``,
@@ -67,8 +79,9 @@ def normalize(text: str, lowercase: bool = True, strip_accents: bool | None = No
         raise ValueError(f"unknown Unicode normal form {form!r}: use one of {FORMS} or None")
     if strip_accents is None:
         strip_accents = lowercase
-    if lowercase:
-        text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())  # ICU's NFKC_Casefold
+    if lowercase:  # ICU's NFKC_Casefold: NFKC, full case folding, NFKC again, default ignorables deleted
+        text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+        text = "".join(c for c in text if not _ignorable(c))
     elif form is not None:
         text = unicodedata.normalize(form, text)
     if strip_accents:

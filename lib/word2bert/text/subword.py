@@ -83,7 +83,9 @@ class SubwordTokenizer:
             raise KeyError(f"{token!r} is not in the vocabulary") from None
 
     def id_to_token(self, index: int) -> str:
-        """Token of id ``index``; raises ``IndexError`` outside 0..vocab_size-1."""
+        """Token of id ``index``; raises ``TypeError`` for a non-integer, ``IndexError`` outside 0..vocab_size-1."""
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            raise TypeError(f"token ids are integers, got {index!r}")
         if not 0 <= int(index) < len(self.vocabulary):
             raise IndexError(f"id {index} is outside the vocabulary (size {len(self.vocabulary)})")
         return self.vocabulary[int(index)]
@@ -113,22 +115,29 @@ class SubwordTokenizer:
         return [self._ids[t] for t in self.tokenize(text)]
 
     def decode(self, ids) -> list[str]:
-        """Tokens of a sequence of ids (padding included; see ``detokenize`` for text)."""
+        """Tokens of a sequence of integer ids (padding included; see ``detokenize`` for text).
+
+        Raises:
+            TypeError: an id that is not an integer; IndexError: an id outside the vocabulary.
+        """
         return [self.id_to_token(i) for i in np.asarray(ids).reshape(-1).tolist()]
 
     def _as_tokens(self, tokens_or_ids) -> list[str]:
-        items = list(np.asarray(tokens_or_ids).reshape(-1).tolist()) if not isinstance(tokens_or_ids, str) else None
-        if items is None:
+        if isinstance(tokens_or_ids, str):
             raise TypeError("detokenize takes a list of tokens or ids, not a string")
-        return [self.id_to_token(t) if isinstance(t, int) else t for t in items]
+        items = (list(tokens_or_ids) if isinstance(tokens_or_ids, (list, tuple))
+                 else np.asarray(tokens_or_ids).reshape(-1).tolist())
+        if len({isinstance(t, str) for t in items}) > 1:
+            raise TypeError("detokenize takes tokens or ids, not a mix of both")
+        return [t if isinstance(t, str) else self.id_to_token(t) for t in items]
 
     # --------------------------------------------------------------- tf.data
     def tf_encode(self, max_len: int, pad_to_max_len: bool = False):
         """A function for ``tf.data.Dataset.map``: a batch of strings -> padded int32 token ids.
 
         Each text is encoded with ``encode`` (in Python, through ``tf.py_function``), cut to ``max_len``
-        ids, and the ragged batch is padded with id 0 to its longest row (or to ``max_len`` with
-        ``pad_to_max_len``)::
+        ids, and the ragged batch is padded with id 0 to its longest row, at least 1 wide (or to
+        ``max_len`` with ``pad_to_max_len``)::
 
             ds = tf.data.Dataset.from_tensor_slices(texts).batch(32).map(tokenizer.tf_encode(64))
 
@@ -136,7 +145,8 @@ class SubwordTokenizer:
             a function ``strings -> int32 tensor [batch, width]``.
 
         Raises:
-            ValueError: ``max_len`` < 1, or the tokenizer has no padding token at id 0.
+            ValueError: ``max_len`` < 1, or the tokenizer has no padding token at id 0; when the dataset
+                runs, a batch that is not rank 1 (an unbatched dataset).
         """
         import tensorflow as tf
 
@@ -146,7 +156,11 @@ class SubwordTokenizer:
             raise ValueError("tf_encode pads with id 0: the vocabulary needs a padding token at id 0")
 
         def encode_batch(strings):
-            rows = [self.encode(s.decode("utf-8"))[:max_len] for s in strings.numpy().reshape(-1)]
+            strings = strings.numpy()
+            if np.ndim(strings) != 1:
+                raise ValueError(f"tf_encode maps a batch of strings (rank 1), got rank {np.ndim(strings)}: "
+                                 f"batch the dataset first (dataset.batch(n).map(...))")
+            rows = [self.encode(s.decode("utf-8"))[:max_len] for s in strings]
             width = max_len if pad_to_max_len else max([len(r) for r in rows] + [1])
             ragged = tf.ragged.constant(rows, dtype=tf.int32, ragged_rank=1) if rows else None
             if ragged is None:

@@ -24,7 +24,7 @@ _BRACKETED = re.compile(r"^\[[A-Za-z0-9_]+\]$")
 
 
 def wordpiece_split(word: str, vocabulary, unk_token: str = "[UNK]", suffix_indicator: str = "##",
-                    max_chars_per_word: int = 100) -> list[str]:
+                    max_bytes_per_word: int = 100) -> list[str]:
     """One word as WordPiece pieces, greedy longest match first (BERT's ``WordpieceTokenizer``).
 
     >>> wordpiece_split("unaffable", {"un", "##aff", "##able", "[UNK]"})
@@ -34,13 +34,13 @@ def wordpiece_split(word: str, vocabulary, unk_token: str = "[UNK]", suffix_indi
         word: one word, already normalised and split (no whitespace).
         vocabulary: anything supporting ``in`` (a set, a dict token -> id).
         unk_token: returned alone when the word cannot be spelled, or is longer than
-            ``max_chars_per_word`` characters (BERT counts characters; tensorflow-text counts UTF-8 bytes).
+            ``max_bytes_per_word`` bytes in UTF-8 (tensorflow-text's limit; BERT's code counts 100 characters).
         suffix_indicator: prefix of pieces that continue a word.
 
     Returns:
         list of pieces, or ``[unk_token]``.
     """
-    if len(word) > max_chars_per_word:
+    if len(word.encode("utf-8")) > max_bytes_per_word:
         return [unk_token]
     pieces, start = [], 0
     while start < len(word):
@@ -66,10 +66,12 @@ class WordPieceTokenizer(SubwordTokenizer):
             ``lowercase=True`` (accents stripped too), "cased" is ``lowercase=False``.
         unk_token, pad_token, cls_token, sep_token, mask_token: BERT's specials (``[PAD]`` must be id 0).
         suffix_indicator: ``"##"``.
-        max_chars_per_word: longer words become ``[UNK]``.
+        max_bytes_per_word: longer words (in UTF-8 bytes) become ``[UNK]``.
 
     Every vocabulary entry written like ``[CLS]`` or ``[unused0]`` is a special token: kept whole when
-    it appears in a text, never lowercased or split.
+    it appears in a text, never lowercased or split (as BERT's ``never_split``); specials written otherwise
+    (``<mask>``) are split like any text. tensorflow-text's pipeline (``to_tensorflow_text(False)``) keeps no
+    special token whole.
 
     Raises:
         ValueError / TypeError: bad vocabulary (empty, repeated or blank tokens), a special token
@@ -81,26 +83,27 @@ class WordPieceTokenizer(SubwordTokenizer):
     def __init__(self, vocabulary, lowercase: bool = True, strip_accents: bool | None = None, form: str = "NFC",
                  unk_token: str = "[UNK]", pad_token: str = "[PAD]", cls_token: str = "[CLS]",
                  sep_token: str = "[SEP]", mask_token: str | None = "[MASK]", suffix_indicator: str = "##",
-                 max_chars_per_word: int = 100):
+                 max_bytes_per_word: int = 100):
         vocabulary = check_vocabulary(vocabulary)
         specials = [t for t in vocabulary if _BRACKETED.match(t)]
         super().__init__(vocabulary, unk_token, pad_token, lowercase, strip_accents, form, specials)
         for name, token in (("cls_token", cls_token), ("sep_token", sep_token), ("mask_token", mask_token)):
             if token is not None and token not in self._ids:
                 raise ValueError(f"{name} {token!r} is not in the vocabulary")
-        if max_chars_per_word < 1:
-            raise ValueError(f"max_chars_per_word must be >= 1, got {max_chars_per_word}")
+        if max_bytes_per_word < 1:
+            raise ValueError(f"max_bytes_per_word must be >= 1, got {max_bytes_per_word}")
         self.cls_token, self.sep_token, self.mask_token = cls_token, sep_token, mask_token
-        self.suffix_indicator, self.max_chars_per_word = suffix_indicator, max_chars_per_word
+        self.suffix_indicator, self.max_bytes_per_word = suffix_indicator, max_bytes_per_word
 
     def split_word(self, word: str) -> list[str]:
-        return wordpiece_split(word, self._ids, self.unk_token, self.suffix_indicator, self.max_chars_per_word)
+        return wordpiece_split(word, self._ids, self.unk_token, self.suffix_indicator, self.max_bytes_per_word)
 
     def detokenize(self, tokens_or_ids) -> str:
         """Text of tokens (or ids): ``##`` pieces join the piece before, words are joined by one space.
 
-        ``detokenize(tokenize(x)) == " ".join(words(x))`` whenever no word became ``[UNK]``: the text as
-        normalised and split, with a space on both sides of punctuation. Padding is dropped.
+        ``detokenize(tokenize(x)) == " ".join(words(x))`` whenever no word became ``[UNK]`` and the text
+        holds no ``[PAD]``: the text as normalised and split, with a space on both sides of punctuation.
+        Padding is dropped.
         """
         words: list[str] = []
         for token in self._as_tokens(tokens_or_ids):
@@ -126,8 +129,11 @@ class WordPieceTokenizer(SubwordTokenizer):
             ``padding_mask`` (bool [max_len], True on real tokens).
 
         Raises:
-            ValueError: ``max_len`` too small to hold the special tokens (3 for a pair, 2 for one text).
+            ValueError: ``max_len`` too small to hold the special tokens (3 for a pair, 2 for one text), or a
+                tokenizer without a padding token.
         """
+        if self.pad_token is None:
+            raise ValueError("encode_pair pads with the padding token: this tokenizer has none (pad_token=None)")
         need = 3 if b is not None else 2
         if max_len < need:
             raise ValueError(f"max_len {max_len} cannot hold [CLS] and [SEP]: a {'pair' if b is not None else 'text'} "
@@ -144,7 +150,8 @@ class WordPieceTokenizer(SubwordTokenizer):
         token_ids = np.zeros(max_len, np.int32)
         segment_ids = np.zeros(max_len, np.int32)
         token_ids[:len(ids)], segment_ids[:len(ids)] = ids, segments
-        return {"token_ids": token_ids, "segment_ids": segment_ids, "padding_mask": token_ids != 0}
+        padding_mask = np.arange(max_len) < len(ids)  # by position: a [PAD] written in the text is a real token
+        return {"token_ids": token_ids, "segment_ids": segment_ids, "padding_mask": padding_mask}
 
     # ------------------------------------------------------------ tensorflow-text
     def to_tensorflow_text(self, pretokenized: bool = True):
@@ -167,7 +174,7 @@ class WordPieceTokenizer(SubwordTokenizer):
 
         if pretokenized:
             return tf_text.FastWordpieceTokenizer(
-                self.vocabulary, suffix_indicator=self.suffix_indicator, max_bytes_per_word=4 * self.max_chars_per_word,
+                self.vocabulary, suffix_indicator=self.suffix_indicator, max_bytes_per_word=self.max_bytes_per_word,
                 token_out_type=tf.int32, unknown_token=self.unk_token, no_pretokenization=True)
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
         table = tf.lookup.StaticVocabularyTable(
@@ -176,7 +183,7 @@ class WordPieceTokenizer(SubwordTokenizer):
         form = None if bert_lowercases else ("NFD" if strip else self.form)
         bert = tf_text.BertTokenizer(table, suffix_indicator=self.suffix_indicator, lower_case=bert_lowercases,
                                      normalization_form=form, unknown_token=self.unk_token, token_out_type=tf.int64,
-                                     max_bytes_per_word=4 * self.max_chars_per_word)
+                                     max_bytes_per_word=self.max_bytes_per_word)
         return bert if bert_lowercases else _TensorFlowPipeline(bert, self.lowercase, strip)
 
     # ------------------------------------------------------------ files
@@ -216,8 +223,8 @@ class _TensorFlowPipeline:
     """Case folding or accent stripping in TensorFlow before a ``BertTokenizer`` that does neither.
 
     Unicode spaces (category Zs, such as the no-break space) become plain spaces first: BERT splits words at
-    them and so does ``pretokenize``, while tensorflow-text's splitting knows only ASCII whitespace (with
-    lowercasing, NFKC makes them plain spaces anyway)."""
+    them and so does ``pretokenize``, while tensorflow-text's splitting knows only ASCII whitespace. (Uncased,
+    ``BertTokenizer`` is used alone: NFKC turns every Zs character but U+1680 into a plain space.)"""
 
     def __init__(self, bert, lowercase: bool, strip_accents: bool):
         self.bert, self.lowercase, self.strip_accents = bert, lowercase, strip_accents
