@@ -14,7 +14,9 @@ Wikipedia articles), three tokenizers that give the same ids:
 tokens/s = tokens produced / wall seconds, best of ``--repeats`` runs, all in one process one after the
 other (they see the same machine load). Usage (not part of the tests; about a minute on 2 cores):
 
-    python benchmarks/tokenizers.py [--vocab-size 8000] [--repeats 3]
+    python benchmarks/wordpiece_speed.py [--vocab-size 8000] [--repeats 3]
+
+(The file is not called tokenizers.py: that name would shadow the tokenizers package keras-hub imports.)
 """
 from __future__ import annotations
 
