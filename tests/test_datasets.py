@@ -78,7 +78,7 @@ def test_english_sentences_is_wikipedia_then_ptb_up_to_a_token_budget():
 
 def test_wikipedia_without_gensim_is_a_corpus_not_found_error(monkeypatch):
     from word2bert.datasets import wikipedia
-    wikipedia._wikipedia.cache_clear()
+    wikipedia._articles.cache_clear()
     wikipedia._pages.cache_clear()
     for name in ("gensim", "gensim.test", "gensim.test.utils", "gensim.corpora", "gensim.corpora.wikicorpus"):
         monkeypatch.setitem(sys.modules, name, None)
@@ -89,5 +89,5 @@ def test_wikipedia_without_gensim_is_a_corpus_not_found_error(monkeypatch):
     with pytest.raises(datasets.CorpusNotFoundError, match="pip install gensim"):
         datasets.wikipedia_texts()
     monkeypatch.undo()
-    wikipedia._wikipedia.cache_clear()
+    wikipedia._articles.cache_clear()
     wikipedia._pages.cache_clear()

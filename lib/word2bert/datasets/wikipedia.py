@@ -47,17 +47,6 @@ def _raw_sentences(wikitext: str) -> list[str]:
     return sentences
 
 
-def _article_sentences(wikitext: str, lowercase: bool) -> list[list[str]]:
-    from gensim.utils import tokenize
-
-    sentences = []
-    for sent in _raw_sentences(wikitext):
-        tokens = list(tokenize(sent, lower=lowercase))
-        if len(tokens) >= 3:
-            sentences.append(tokens)
-    return sentences
-
-
 @functools.lru_cache(maxsize=1)
 def _pages() -> tuple:
     path = gensim_data_path("wikipedia")  # first: a missing gensim is a CorpusNotFoundError, not an ImportError
@@ -68,13 +57,18 @@ def _pages() -> tuple:
                      if text and not text.lstrip().lower().startswith("#redirect"))
 
 
-@functools.lru_cache(maxsize=4)
-def _wikipedia(lowercase: bool) -> tuple:
+@functools.lru_cache(maxsize=2)
+def _articles(lowercase: bool) -> tuple:
+    """(title, [(sentence text, its tokens)]) of every article; sentences of fewer than 3 tokens dropped."""
+    pages = _pages()  # first: a missing gensim is a CorpusNotFoundError, not an ImportError
+    from gensim.utils import tokenize
+
     articles = []
-    for title, text in _pages():
-        sentences = _article_sentences(text, lowercase)
+    for title, text in pages:
+        sentences = [(s, list(tokenize(s, lower=lowercase))) for s in _raw_sentences(text)]
+        sentences = [(s, tokens) for s, tokens in sentences if len(tokens) >= 3]
         if sentences:
-            articles.append(Article(title, sentences))
+            articles.append((title, sentences))
     return tuple(articles)
 
 
@@ -91,15 +85,7 @@ def wikipedia_texts() -> list[Article]:
 
     Source: as ``wikipedia_sample`` (Wikipedia, CC BY-SA 3.0, via gensim's test data).
     """
-    pages = _pages()  # first: a missing gensim is a CorpusNotFoundError, not an ImportError
-    from gensim.utils import tokenize
-
-    articles = []
-    for title, text in pages:
-        sentences = [s for s in _raw_sentences(text) if len(list(tokenize(s))) >= 3]
-        if sentences:
-            articles.append(Article(title, sentences))
-    return articles
+    return [Article(title, [s for s, _ in sentences]) for title, sentences in _articles(False)]
 
 
 def wikipedia_sample(lowercase: bool = True) -> list[Article]:
@@ -123,7 +109,7 @@ def wikipedia_sample(lowercase: bool = True) -> list[Article]:
 
     Source: Wikipedia (CC BY-SA 3.0), via gensim's test data (gensim is LGPL-2.1).
     """
-    return list(_wikipedia(bool(lowercase)))
+    return [Article(title, [tokens for _, tokens in sentences]) for title, sentences in _articles(bool(lowercase))]
 
 
 def wikipedia_sentences(lowercase: bool = True) -> list[list[str]]:

@@ -21,8 +21,9 @@ import os
 import re
 
 from word2bert.course.io import atomic_write
+from word2bert.text.normalize import word_counts
 from word2bert.text.specials import BOS, EOS, PAD, UNK
-from word2bert.text.subword import SubwordTokenizer, check_vocabulary
+from word2bert.text.subword import SubwordTokenizer
 
 END_OF_WORD = "</w>"
 _HEADER = "#word2bert-bpe"
@@ -36,7 +37,7 @@ def learn_bpe(word_counts, num_merges: int, min_count: int = 2) -> list[tuple[st
     paper's loop that recounts everything at every step, for tests.
 
     Args:
-        word_counts: mapping word -> count (``word2bert.text.wordpiece.word_counts`` gives one).
+        word_counts: mapping word -> count (``word2bert.text.word_counts`` gives one).
         num_merges: most merges to learn.
         min_count: stop when the best pair occurs fewer times than this.
 
@@ -165,24 +166,21 @@ class BPETokenizer(SubwordTokenizer):
         if any(len(c) != 1 or c.isspace() for c in chars):
             raise ValueError("alphabet must be single non-space characters")
         symbols = set(chars) | {END_OF_WORD}
-        merged, seen = [], {}
-        for i, pair in enumerate(merges):
-            left, right = pair
+        rank: dict[tuple[str, str], int] = {}  # merge -> its place in the order learned
+        for i, (left, right) in enumerate(merges):
             if left not in symbols or right not in symbols:
                 raise ValueError(f"merge {i} ({left!r}, {right!r}) joins a symbol that no earlier merge made")
-            if tuple(pair) in seen:
-                raise ValueError(f"merge {i} ({left!r}, {right!r}) repeats merge {seen[tuple(pair)]}")
-            seen[tuple(pair)] = i
+            if (left, right) in rank:
+                raise ValueError(f"merge {i} ({left!r}, {right!r}) repeats merge {rank[left, right]}")
+            rank[left, right] = i
             symbols.add(left + right)
-            merged.append(left + right)
         vocabulary = reserved + [c for c in chars if c not in reserved] + [END_OF_WORD] + \
-            [m for m in dict.fromkeys(merged) if m not in chars]
-        super().__init__(check_vocabulary(vocabulary), UNK, PAD, lowercase, strip_accents, form,
-                         [t for t in reserved if t not in (PAD,)])
-        self.merges = [tuple(m) for m in merges]
+            [m for m in dict.fromkeys(a + b for a, b in rank) if m not in chars]
+        super().__init__(vocabulary, UNK, PAD, lowercase, strip_accents, form, [t for t in reserved if t != PAD])
+        self.merges = list(rank)
         self.alphabet = chars
         self.reserved_tokens = reserved
-        self._rank = {tuple(m): r for r, m in enumerate(self.merges)}
+        self._rank = rank
 
     def split_word(self, word: str) -> list[str]:
         symbols = [c if c in self._ids else self.unk_token for c in word] + [END_OF_WORD]
@@ -266,8 +264,6 @@ def train_bpe(texts, vocab_size: int, lowercase: bool = True, strip_accents: boo
     Raises:
         ValueError: ``vocab_size`` smaller than reserved tokens + alphabet + 1, no words in ``texts``.
     """
-    from word2bert.text.wordpiece import word_counts
-
     counts = word_counts(texts, lowercase, strip_accents, form, [t for t in reserved_tokens if t != PAD])
     counts = {w: c for w, c in counts.items() if w not in reserved_tokens}  # written specials are not spelled
     alphabet = sorted({c for w in counts for c in w})

@@ -20,6 +20,7 @@ Special tokens listed in ``special_tokens`` (``[MASK]``) are kept whole and neve
 """
 from __future__ import annotations
 
+import collections
 import re
 import unicodedata
 
@@ -134,3 +135,21 @@ def pretokenize(text: str, lowercase: bool = True, strip_accents: bool | None = 
         for word in normalize(part, lowercase, strip_accents, form).split():
             words.extend(_split_word(word))
     return words
+
+
+def word_counts(texts, lowercase: bool = True, strip_accents: bool | None = None, form: str = "NFC",
+                special_tokens=()) -> collections.Counter:
+    """How often each word (``pretokenize``) occurs in ``texts``.
+
+    Raises:
+        TypeError: ``texts`` is a single string (pass a list of texts).
+        ValueError: no words at all.
+    """
+    if isinstance(texts, (str, bytes)):
+        raise TypeError("texts must be a list of strings, got a single string")
+    counts: collections.Counter = collections.Counter()
+    for text in texts:
+        counts.update(pretokenize(text, lowercase, strip_accents, form, special_tokens))
+    if not counts:
+        raise ValueError("texts hold no words")
+    return counts

@@ -162,10 +162,10 @@ class SubwordTokenizer:
                                  f"batch the dataset first (dataset.batch(n).map(...))")
             rows = [self.encode(s.decode("utf-8"))[:max_len] for s in strings]
             width = max_len if pad_to_max_len else max([len(r) for r in rows] + [1])
-            ragged = tf.ragged.constant(rows, dtype=tf.int32, ragged_rank=1) if rows else None
-            if ragged is None:
-                return np.zeros((0, width), np.int32)
-            return ragged.to_tensor(default_value=0, shape=[len(rows), width])
+            ids = np.zeros((len(rows), width), np.int32)  # id 0 is padding
+            for i, row in enumerate(rows):
+                ids[i, :len(row)] = row
+            return ids
 
         def encode(strings):
             ids = tf.py_function(encode_batch, [strings], tf.int32)

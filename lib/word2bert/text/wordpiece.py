@@ -10,13 +10,13 @@ The vocabulary file is BERT's ``vocab.txt``: one token a line, the line number (
 """
 from __future__ import annotations
 
-import collections
 import os
 import re
 
 import numpy as np
 
 from word2bert.course.io import atomic_write
+from word2bert.text.normalize import word_counts
 from word2bert.text.subword import SubwordTokenizer, check_vocabulary
 
 BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -238,26 +238,6 @@ class _TensorFlowPipeline:
         if self.strip_accents:
             texts = tf.strings.regex_replace(tf_text.normalize_utf8(texts, "NFD"), r"\p{Mn}", "")
         return self.bert.tokenize(tf.strings.regex_replace(texts, r"\p{Zs}", " "))
-
-
-def word_counts(texts, lowercase: bool = True, strip_accents: bool | None = None, form: str = "NFC",
-                special_tokens=()) -> collections.Counter:
-    """How often each word (``pretokenize``) occurs in ``texts``.
-
-    Raises:
-        TypeError: ``texts`` is a single string (pass a list of texts).
-        ValueError: no words at all.
-    """
-    from word2bert.text.normalize import pretokenize
-
-    if isinstance(texts, (str, bytes)):
-        raise TypeError("texts must be a list of strings, got a single string")
-    counts: collections.Counter = collections.Counter()
-    for text in texts:
-        counts.update(pretokenize(text, lowercase, strip_accents, form, special_tokens))
-    if not counts:
-        raise ValueError("texts hold no words")
-    return counts
 
 
 def train_wordpiece(texts, vocab_size: int, lowercase: bool = True, strip_accents: bool | None = None,
