@@ -9,6 +9,10 @@ from word2bert.datasets import BIBLE_SPLITS, CorpusNotFoundError, bible, bible_p
 from word2bert.datasets.bible import MISNUMBERED_CHAPTERS, SWORD_PATH
 from word2bert.seq2seq import NearestSentenceLookup, copy_source
 
+from backends import once_on_tensorflow
+
+pytestmark = once_on_tensorflow  # no Keras backend involved: the TensorFlow pass runs it
+
 needs_bibles = pytest.mark.skipif(
     not all(os.path.isdir(os.path.join(SWORD_PATH, "modules/texts/ztext", m))
             for m in ("spaRV1909eb", "engWEB2015eb", "engKJV2006eb")),

@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from backends import once_on_tensorflow
+
+pytestmark = once_on_tensorflow  # no Keras backend involved: the TensorFlow pass runs it
+
 CHAPTERS = sorted((Path(__file__).resolve().parents[1] / "chapters").glob("[0-9][0-9]_*.ipynb"))
 PROJECT_TALK = {
     "an issue or ticket": r"\bissues?\b|\btickets?\b|(?<![\w&])#\d+\b",

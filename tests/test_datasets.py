@@ -6,6 +6,10 @@ import pytest
 from word2bert import datasets
 from word2bert.datasets import penn_treebank as ptb_module
 
+from backends import once_on_tensorflow
+
+pytestmark = once_on_tensorflow  # no Keras backend involved: the TensorFlow pass runs it
+
 
 def test_ptb_sizes_match_mikolovs_split():
     words = {s: sum(map(len, datasets.ptb(s))) for s in datasets.PTB_SPLITS}

@@ -7,6 +7,10 @@ import pytest
 
 from word2bert.decoding import beam_search, greedy_search, length_penalty
 
+from backends import once_on_tensorflow
+
+pytestmark = once_on_tensorflow  # no Keras backend involved: the TensorFlow pass runs it
+
 START, END, A, B = 0, 1, 2, 3
 VOCAB = 4
 

@@ -10,6 +10,10 @@ from word2bert import datasets
 from word2bert.datasets import translation
 from word2bert.datasets import CorpusNotFoundError, SentencePair, ding_de_en, tatoeba_pairs
 
+from backends import once_on_tensorflow
+
+pytestmark = once_on_tensorflow  # no Keras backend involved: the TensorFlow pass runs it
+
 FIXTURES = Path(__file__).parent / "fixtures"
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 

@@ -7,6 +7,10 @@ import pytest
 from word2bert import datasets
 from word2bert.lm import NGramLM, ngram_statistics
 
+from backends import once_on_tensorflow
+
+pytestmark = once_on_tensorflow  # no Keras backend involved: the TensorFlow pass runs it
+
 
 def test_mle_bigram_sentence_probability_by_hand(toy_corpus):
     lm = NGramLM(2, "mle").fit(toy_corpus)

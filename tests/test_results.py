@@ -5,6 +5,10 @@ import pytest
 
 from word2bert.course.results import report
 
+from backends import once_on_tensorflow
+
+pytestmark = once_on_tensorflow  # no Keras backend involved: the TensorFlow pass runs it
+
 
 def test_report_prints_one_parseable_line(capsys):
     record = report("01_demo", "ci", {"ppl": np.float32(12.345678), "epochs": 3, "best": "additive"}, seconds=61.04)

@@ -3,7 +3,6 @@ pair format, and our code against tensorflow-text and keras-hub on real text."""
 import functools
 import unicodedata
 
-import keras
 import numpy as np
 import pytest
 
@@ -12,9 +11,8 @@ from word2bert.text import (BPETokenizer, WordPieceTokenizer, learn_bpe, normali
                             train_wordpiece, word_counts, wordpiece_split)
 from word2bert.text.bpe import END_OF_WORD, learn_bpe_reference
 
-# comparisons with tensorflow-text and keras-hub do not touch the Keras backend: they run once, with TensorFlow
-once_on_tensorflow = pytest.mark.skipif(keras.backend.backend() != "tensorflow",
-                                        reason="backend-independent comparison with tensorflow-text, run on TensorFlow")
+# comparisons with tensorflow-text and keras-hub and the pure-Python tokenizers do not touch the Keras backend
+from backends import once_on_tensorflow  # noqa: E402
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 HAND_VOCAB = SPECIALS + ["un", "##aff", "##able", "my", "dog", "is", "cute", "he", "likes", "play", "##ing",
                          "a", "ab", "##c", "##bc", "."]
@@ -142,6 +140,7 @@ def test_our_vocabulary_equals_tensorflow_text_and_keras_hub_learners():
         assert train_wordpiece(plain, 1000, lowercase=lowercase, strip_accents=strip).vocabulary == hub, (lowercase, strip)
 
 
+@once_on_tensorflow
 def test_detokenize_inverts_tokenize_on_real_sentences():
     tok = wiki_wordpiece()
     texts = wiki_texts()[1][:200]
@@ -180,6 +179,7 @@ def test_bpe_learner_equals_the_papers_loop_on_real_text():
     assert fast == slow and len(fast) == 150
 
 
+@once_on_tensorflow
 def test_bpe_tokenizer_replays_merges_in_order():
     texts = wiki_texts()[0]
     tok = train_bpe(texts, 1200)

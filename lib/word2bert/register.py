@@ -9,4 +9,5 @@ import word2bert.layers  # noqa: F401
 import word2bert.lm  # noqa: F401
 import word2bert.metrics  # noqa: F401
 import word2bert.seq2seq  # noqa: F401
+import word2bert.transformer  # noqa: F401
 import word2bert.word2vec  # noqa: F401,E501

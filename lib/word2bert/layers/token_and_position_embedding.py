@@ -1,0 +1,98 @@
+"""Token embedding plus position: the input layer of every Transformer.
+
+    x_t = E[token_t] * scale + P(t)
+
+with ``scale = sqrt(d_model)`` in the paper (section 3.4, so that the embeddings, tied to the
+output layer and initialised small, are not drowned by the unit-size sinusoids) and 1 in BERT.
+"""
+from __future__ import annotations
+
+import math
+
+import keras
+from keras import ops
+
+from word2bert.layers.position_embedding import PositionEmbedding
+from word2bert.layers.position_encoding import SinusoidalPositionEncoding, check_length
+
+POSITIONS = ("sinusoidal", "learned")
+
+
+@keras.saving.register_keras_serializable(package="word2bert")
+class TokenAndPositionEmbedding(keras.layers.Layer):
+    """Token ids to vectors, plus a sinusoidal or learned position encoding; id 0 is padding.
+
+    Args:
+        vocab_size: number of token ids.
+        max_len: the longest sequence accepted.
+        embedding_dim: d_model.
+        position: ``"sinusoidal"`` (the Transformer paper) or ``"learned"`` (BERT, GPT).
+        scale_embeddings: multiply token vectors by ``sqrt(embedding_dim)`` (the paper; default True).
+        mask_zero: id 0 is padding: the output carries the mask ``ids != 0``.
+        embeddings_initializer: of the token table (default: normal with stddev
+            ``embedding_dim ** -0.5``, so that scaled embeddings have unit size).
+        **kwargs: the usual ``keras.layers.Layer`` arguments.
+
+    Call arguments:
+        inputs: int ``(batch, length)`` token ids.
+        start_index: position of the first column (incremental decoding).
+
+    Returns:
+        float ``(batch, length, embedding_dim)`` with the mask ``inputs != 0`` when ``mask_zero``.
+
+    Raises:
+        ValueError: unknown ``position``; sizes < 1; float ids; ``start_index + length > max_len``.
+
+    Example:
+        >>> emb = TokenAndPositionEmbedding(vocab_size=100, max_len=32, embedding_dim=16)
+        >>> emb(np.array([[5, 7, 0]])).shape   # (1, 3, 16), mask [[True, True, False]]
+
+    Reference: Vaswani et al. (2017), sections 3.4-3.5.
+    """
+
+    def __init__(self, vocab_size: int, max_len: int, embedding_dim: int, position: str = "sinusoidal",
+                 scale_embeddings: bool = True, mask_zero: bool = True, embeddings_initializer=None, **kwargs):
+        super().__init__(**kwargs)
+        if position not in POSITIONS:
+            raise ValueError(f"position must be one of {POSITIONS}, got {position!r}")
+        if min(vocab_size, max_len, embedding_dim) < 1:
+            raise ValueError(f"vocab_size, max_len and embedding_dim must be >= 1, got {vocab_size}, {max_len}, "
+                             f"{embedding_dim}")
+        self.vocab_size, self.max_len, self.embedding_dim = int(vocab_size), int(max_len), int(embedding_dim)
+        self.position, self.scale_embeddings, self.mask_zero = position, bool(scale_embeddings), bool(mask_zero)
+        init = embeddings_initializer or keras.initializers.RandomNormal(stddev=embedding_dim ** -0.5)
+        self.embeddings_initializer = keras.initializers.get(init)
+        self.token_embedding = keras.layers.Embedding(vocab_size, embedding_dim, embeddings_initializer=init,
+                                                      dtype=self.dtype_policy, name="token_embedding")
+        cls = SinusoidalPositionEncoding if position == "sinusoidal" else PositionEmbedding
+        self.position_encoding = cls(max_len, dtype=self.dtype_policy, name="position_encoding")
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        self.token_embedding.build(input_shape)
+        self.position_encoding.build((*input_shape, self.embedding_dim))
+        self.built = True
+
+    def call(self, inputs, start_index=0):
+        dtype = keras.backend.standardize_dtype(inputs.dtype)
+        if "int" not in dtype:
+            raise ValueError(f"token ids must be integers, got dtype {dtype}")
+        check_length(inputs.shape[1], self.max_len, start_index)
+        x = self.token_embedding(inputs)
+        if self.scale_embeddings:
+            x = x * ops.cast(math.sqrt(self.embedding_dim), x.dtype)
+        return x + self.position_encoding(x, start_index=start_index)
+
+    def compute_mask(self, inputs, mask=None):
+        return ops.not_equal(inputs, 0) if self.mask_zero else None
+
+    def compute_output_shape(self, input_shape):
+        return (*input_shape, self.embedding_dim)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"vocab_size": self.vocab_size, "max_len": self.max_len, "embedding_dim": self.embedding_dim,
+                       "position": self.position, "scale_embeddings": self.scale_embeddings,
+                       "mask_zero": self.mask_zero,
+                       "embeddings_initializer": keras.initializers.serialize(self.embeddings_initializer)})
+        return config

@@ -1,0 +1,163 @@
+"""Subword translation data for the Transformer: WordPiece ids with start/end tokens, training with
+``fit`` on length-grouped batches, and translation back to text in the form BLEU compares.
+
+The start and end tokens of the target are WordPiece's ``[CLS]`` and ``[SEP]`` (every
+``word2bert.text`` vocabulary has them); id 0 (``[PAD]``) is padding on both sides.
+"""
+from __future__ import annotations
+
+import time
+
+import keras
+import numpy as np
+
+from word2bert.batching import LengthBatches
+from word2bert.text.words import detokenize, tokenize
+from word2bert.transformer.training import MaskedCrossEntropy, TransformerSchedule, masked_accuracy
+
+START, END = "[CLS]", "[SEP]"
+
+
+def encode_sources(texts, tokenizer, max_len: int) -> np.ndarray:
+    """Source texts as int32 ids ``(N, L)``, 0-padded, each cut to ``max_len`` pieces (L <= max_len).
+
+    Raises:
+        ValueError: ``max_len`` < 1 or no text.
+    """
+    if max_len < 1:
+        raise ValueError(f"max_len must be >= 1, got {max_len}")
+    if not texts:
+        raise ValueError("encode_sources needs at least one text")
+    ids = [tokenizer.encode(t)[:max_len] or [tokenizer.token_to_id("[UNK]")] for t in texts]
+    out = np.zeros((len(ids), max(len(i) for i in ids)), np.int32)
+    for row, seq in enumerate(ids):
+        out[row, :len(seq)] = seq
+    return out
+
+
+def encode_translation_pairs(pairs, source_tokenizer, target_tokenizer, max_len: int):
+    """Teacher-forcing arrays of (source, target) text pairs in WordPiece ids.
+
+    A pair is kept when its source has 1..``max_len`` pieces and its target 1..``max_len - 1``
+    (room for the start or end token).
+
+    Args:
+        pairs: list of ``(source, target)`` strings.
+        source_tokenizer, target_tokenizer: ``WordPieceTokenizer`` (target: with ``[CLS]`` and ``[SEP]``).
+        max_len: the model's longest sequence.
+
+    Returns:
+        ``(source, decoder_input, decoder_target, kept)``: int32 arrays ``(n, max_len)``
+        (``[CLS] y`` and ``y [SEP]``), and the indices of the kept pairs.
+
+    Raises:
+        ValueError: ``max_len`` < 2; no pair fits.
+    """
+    if max_len < 2:
+        raise ValueError(f"max_len must be >= 2, got {max_len}")
+    start, end = target_tokenizer.token_to_id(START), target_tokenizer.token_to_id(END)
+    rows, kept = [], []
+    for i, (src, tgt) in enumerate(pairs):
+        s, t = source_tokenizer.encode(src), target_tokenizer.encode(tgt)
+        if 0 < len(s) <= max_len and 0 < len(t) < max_len:
+            rows.append((s, t))
+            kept.append(i)
+    if not rows:
+        raise ValueError(f"no pair has a source of 1..{max_len} and a target of 1..{max_len - 1} pieces")
+    source, dec_in, dec_out = (np.zeros((len(rows), max_len), np.int32) for _ in range(3))
+    for r, (s, t) in enumerate(rows):
+        source[r, :len(s)] = s
+        dec_in[r, 0], dec_in[r, 1:len(t) + 1] = start, t
+        dec_out[r, :len(t)], dec_out[r, len(t)] = t, end
+    return source, dec_in, dec_out, np.asarray(kept)
+
+
+def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_steps: int,
+                      label_smoothing: float = 0.1, lr_scale: float = 1.0, clipnorm: float | None = 1.0,
+                      seed: int = 0, verbose: int = 2, jit_compile: bool = False,
+                      callbacks=()) -> tuple[dict, float]:
+    """Compile and ``fit`` a ``Transformer`` the paper's way; keep the weights of the best validation epoch.
+
+    Adam (beta_2 = 0.98, epsilon = 1e-9, as the paper) with ``TransformerSchedule(d_model,
+    warmup_steps, lr_scale)``; ``MaskedCrossEntropy(label_smoothing)``; ``masked_accuracy``;
+    training batches of similar length (``LengthBatches``); validation on the padded arrays (a few
+    batches of widths Keras could take as fixed).
+
+    Args:
+        model: a ``Transformer``.
+        train, valid: ``(source, decoder_input, decoder_target)`` arrays (``encode_translation_pairs``).
+        epochs: epochs to train; batch_size: pairs per batch; warmup_steps, lr_scale: of the schedule.
+        label_smoothing: eps_ls (0.1 in the paper); clipnorm: gradient clipping (None: off).
+        seed: batch order; verbose: ``fit``'s verbosity; jit_compile: ``compile``'s (False: on CPU XLA was
+            about 3x slower in ``benchmarks/transformer.py``); callbacks: more ``fit`` callbacks.
+
+    Returns:
+        ``(history, seconds)``: per-epoch lists (``loss``, ``val_loss``, ``masked_accuracy``, ...) and
+        the wall seconds of ``fit``.
+
+    Raises:
+        ValueError: ``epochs`` or ``batch_size`` < 1; a model whose vocabularies are smaller than the ids.
+    """
+    if epochs < 1 or batch_size < 1:
+        raise ValueError(f"epochs and batch_size must be >= 1, got {epochs}, {batch_size}")
+    for side, size, ids in (("src", model.src_vocab_size, train[0]), ("tgt", model.tgt_vocab_size, train[2])):
+        if int(np.max(ids)) >= size:
+            raise ValueError(f"the model's {side}_vocab_size is {size} but the data holds id {int(np.max(ids))}")
+    optimizer = keras.optimizers.Adam(TransformerSchedule(model.d_model, warmup_steps, lr_scale), beta_1=0.9,
+                                      beta_2=0.98, epsilon=1e-9, clipnorm=clipnorm)
+    # jit_compile=False: on CPU, XLA made the train step about 3x slower here (benchmarks/transformer.py)
+    model.compile(optimizer=optimizer, loss=MaskedCrossEntropy(label_smoothing), metrics=[masked_accuracy],
+                  jit_compile=jit_compile)
+    keeper = _KeepBest()
+    started = time.time()
+    history = model.fit(LengthBatches(*train, batch_size, seed=seed), validation_data=((valid[0], valid[1]), valid[2]),
+                        epochs=epochs, verbose=verbose, callbacks=[keeper, *callbacks])
+    keeper.restore(model)
+    return history.history, time.time() - started
+
+
+class _KeepBest(keras.callbacks.Callback):
+    """Remember the weights of the epoch with the lowest validation loss (in memory)."""
+
+    def __init__(self):
+        super().__init__()
+        self.best, self.weights = np.inf, None
+
+    def on_epoch_end(self, epoch, logs=None):
+        loss = (logs or {}).get("val_loss", np.inf)
+        if loss < self.best:
+            self.best, self.weights = loss, self.model.get_weights()
+
+    def restore(self, model):
+        if self.weights is not None:
+            model.set_weights(self.weights)
+
+
+def translate_texts(model, texts, source_tokenizer, target_tokenizer, max_len: int, beam_width: int = 1,
+                    alpha: float = 0.6, batch_size: int = 128, use_cache: bool = True,
+                    length_limit: tuple | None = (1.5, 10)) -> list[str]:
+    """Translate source texts; return outputs in the form of ``group_references``'s references.
+
+    Sentences are decoded in batches of similar length (then put back in order). Each output is
+    detokenized WordPiece text put through ``detokenize(tokenize(...))`` (lowercase words,
+    punctuation attached), exactly as the references are, so BLEU compares like with like.
+
+    Args:
+        model: a ``Transformer``; texts: list of source strings.
+        source_tokenizer, target_tokenizer: the two ``WordPieceTokenizer``.
+        max_len: the longest source (in pieces) and output; beam_width, alpha, batch_size, use_cache,
+            length_limit: as ``Transformer.translate`` (by default a batch stops after 1.5 times its longest
+            source + 10 pieces: English verses here have about 1.06 pieces per Spanish piece).
+
+    Returns:
+        list of strings, one per text.
+    """
+    source = encode_sources(list(texts), source_tokenizer, max_len)
+    order = np.argsort((source > 0).sum(axis=1), kind="stable")
+    ids = model.translate(source[order], target_tokenizer.token_to_id(START), target_tokenizer.token_to_id(END),
+                          max_len, beam_width=beam_width, alpha=alpha, batch_size=batch_size, use_cache=use_cache,
+                          length_limit=length_limit)
+    out = [""] * len(texts)
+    for row, seq in zip(order, ids):
+        out[row] = detokenize(tokenize(target_tokenizer.detokenize(seq)))
+    return out
