@@ -22,7 +22,7 @@ RANKS = {
     "layers": 3, "decoding": 3, "metrics": 3,          # shared building blocks
     "batching": 3,
     "lm": 4, "word2vec": 4, "glove": 4, "seq2seq": 4,  # models: never import each other
-    "transformer": 4,
+    "transformer": 4, "bert": 4,
     "plots": 5, "register": 5,                    # register: imports every model package
     "chapter": 6,                                      # a chapter's set-up
 }

@@ -4,6 +4,7 @@ finds them all by name (``word2bert>SkipGram``, ...) without ``custom_objects``.
     import word2bert.register
     model = keras.saving.load_model("skipgram.keras")
 """
+import word2bert.bert  # noqa: F401
 import word2bert.glove  # noqa: F401
 import word2bert.layers  # noqa: F401
 import word2bert.lm  # noqa: F401

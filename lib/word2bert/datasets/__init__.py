@@ -25,6 +25,11 @@ loader                          comes from                      license
 
 ``english_sentences(max_tokens)``  the Wikipedia sample, then PTB  as its parts
                                 train (chapters 02-04)
+``pretraining_documents(split)``  the Wikipedia sample and the      CC BY-SA 3.0; public domain
+                                WEB's chapters (translation
+                                valid/test books left out),
+                                whole documents held out
+                                (chapter 09, BERT)
 ==============================  ==============================  =========================
 
 Helpers: ``ptb_tokens`` (PTB as one stream with ``<eos>``), ``wikipedia_sentences`` (all
@@ -35,12 +40,14 @@ from word2bert.datasets.bible import BIBLE_SPLITS, BIBLES, bible, bible_pairs, c
 from word2bert.datasets.english import english_sentences
 from word2bert.datasets.paths import CorpusNotFoundError, gensim_data_path
 from word2bert.datasets.penn_treebank import PTB_SPLITS, ptb, ptb_tokens
+from word2bert.datasets.pretraining import PRETRAINING_SOURCES, PRETRAINING_SPLITS, Document, pretraining_documents
 from word2bert.datasets.similarity import google_analogies, simlex999, wordsim353
 from word2bert.datasets.translation import (DING_DICT, DING_INDEX, DING_SPLITS, SentencePair, ding_de_en,
                                             tatoeba_pairs)
 from word2bert.datasets.wikipedia import Article, split_sentences, wikipedia_sample, wikipedia_sentences, wikipedia_texts
 
-__all__ = ["Article", "BIBLES", "BIBLE_SPLITS", "CorpusNotFoundError", "bible", "bible_pairs", "clean_osis",
+__all__ = ["Article", "BIBLES", "BIBLE_SPLITS", "CorpusNotFoundError", "Document", "PRETRAINING_SOURCES",
+           "PRETRAINING_SPLITS", "bible", "bible_pairs", "clean_osis", "pretraining_documents",
            "split_of_book", "DING_DICT", "DING_INDEX", "DING_SPLITS", "PTB_SPLITS", "SentencePair",
            "ding_de_en", "english_sentences", "gensim_data_path", "google_analogies", "ptb", "ptb_tokens",
            "simlex999", "split_sentences", "tatoeba_pairs", "wikipedia_sample", "wikipedia_sentences", "wikipedia_texts",

@@ -1,0 +1,113 @@
+"""BERT's input representation: the sum of a token, a segment and a learned position embedding,
+then LayerNorm and dropout (Devlin et al. 2019, section 3.2 and figure 2):
+
+    E(x_t) = LayerNorm(E_token[x_t] + E_segment[s_t] + E_position[t])
+"""
+from __future__ import annotations
+
+import keras
+from keras import ops
+
+from word2bert.layers import PositionEmbedding
+from word2bert.layers.position_encoding import check_length
+
+
+def bert_initializer():
+    """BERT's initializer of every table and kernel: a normal truncated at 2 sigma, sigma = 0.02."""
+    return keras.initializers.TruncatedNormal(stddev=0.02)
+
+
+@keras.saving.register_keras_serializable(package="word2bert")
+class BertEmbedding(keras.layers.Layer):
+    """Token + segment + learned position embeddings, summed, layer-normalised, dropped out.
+
+    Args:
+        vocab_size: token ids 0 .. vocab_size - 1; id 0 is ``[PAD]``.
+        hidden_dim: H, the output size.
+        max_len: positions of the learned table (512 in BERT).
+        type_vocab_size: segment ids 0 .. type_vocab_size - 1 (2: sentence A, sentence B).
+        dropout: on the normalised sum (0.1).
+        layer_norm_epsilon: 1e-12 as BERT.
+        embeddings_initializer: of the three tables (default: truncated normal, stddev 0.02).
+        **kwargs: the usual ``keras.layers.Layer`` arguments.
+
+    Call arguments:
+        token_ids: int ``(batch, L)``, 0 = padding.
+        segment_ids: int ``(batch, L)`` in ``0 .. type_vocab_size - 1``; default all 0.
+        training: dropout on or off.
+
+    Returns:
+        float ``(batch, L, hidden_dim)``, carrying the padding mask ``token_ids != 0`` ``(batch, L)``.
+
+    Raises:
+        ValueError: a size < 1; dropout outside [0, 1); float token ids; ``L > max_len`` (both named);
+            ``segment_ids`` of another shape than ``token_ids``.
+
+    Example:
+        >>> emb = BertEmbedding(vocab_size=100, hidden_dim=16, max_len=32)
+        >>> emb(np.array([[2, 7, 3, 0]]), np.array([[0, 0, 0, 0]])).shape   # (1, 4, 16)
+
+    Reference: Devlin et al. (2019), section 3.2 ("Input/Output Representations"), figure 2.
+    """
+
+    def __init__(self, vocab_size: int, hidden_dim: int, max_len: int = 512, type_vocab_size: int = 2,
+                 dropout: float = 0.1, layer_norm_epsilon: float = 1e-12, embeddings_initializer=None, **kwargs):
+        super().__init__(**kwargs)
+        if min(vocab_size, hidden_dim, max_len, type_vocab_size) < 1:
+            raise ValueError(f"vocab_size, hidden_dim, max_len and type_vocab_size must be >= 1, got {vocab_size}, "
+                             f"{hidden_dim}, {max_len}, {type_vocab_size}")
+        if not 0 <= dropout < 1:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        self.vocab_size, self.hidden_dim, self.max_len = int(vocab_size), int(hidden_dim), int(max_len)
+        self.type_vocab_size, self.dropout = int(type_vocab_size), float(dropout)
+        self.layer_norm_epsilon = float(layer_norm_epsilon)
+        self.embeddings_initializer = keras.initializers.get(embeddings_initializer or bert_initializer())
+        init = lambda: keras.initializers.get(keras.initializers.serialize(self.embeddings_initializer))  # noqa: E731
+        self.token_embedding = keras.layers.Embedding(vocab_size, hidden_dim, embeddings_initializer=init(),
+                                                      dtype=self.dtype_policy, name="token_embedding")
+        self.segment_embedding = keras.layers.Embedding(type_vocab_size, hidden_dim, embeddings_initializer=init(),
+                                                        dtype=self.dtype_policy, name="segment_embedding")
+        self.position_embedding = PositionEmbedding(max_len, initializer=init(), dtype=self.dtype_policy,
+                                                    name="position_embedding")
+        self.layer_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=self.dtype_policy,
+                                                          name="layer_norm")
+        self.dropout_layer = keras.layers.Dropout(dropout, dtype=self.dtype_policy, name="dropout")
+        self.supports_masking = True
+
+    def build(self, token_ids_shape, segment_ids_shape=None):
+        self.token_embedding.build(token_ids_shape)
+        self.segment_embedding.build(token_ids_shape)
+        out = (*token_ids_shape, self.hidden_dim)
+        self.position_embedding.build(out)
+        self.layer_norm.build(out)
+        self.built = True
+
+    def call(self, token_ids, segment_ids=None, training=None):
+        dtype = keras.backend.standardize_dtype(token_ids.dtype)
+        if "int" not in dtype:
+            raise ValueError(f"token_ids must be integers, got dtype {dtype}")
+        if len(token_ids.shape) != 2:
+            raise ValueError(f"token_ids must have rank 2 (batch, L), got shape {tuple(token_ids.shape)}")
+        check_length(token_ids.shape[1], self.max_len, what="token_ids sequence")
+        if segment_ids is None:
+            segment_ids = ops.zeros_like(token_ids)
+        elif tuple(segment_ids.shape) != tuple(token_ids.shape):
+            raise ValueError(f"segment_ids must have the shape of token_ids {tuple(token_ids.shape)}, got "
+                             f"{tuple(segment_ids.shape)}")
+        tokens = self.token_embedding(token_ids)
+        x = tokens + self.position_embedding(tokens) + self.segment_embedding(segment_ids)
+        return self.dropout_layer(self.layer_norm(x), training=training)
+
+    def compute_mask(self, token_ids, mask=None):
+        return ops.not_equal(token_ids, 0)
+
+    def compute_output_shape(self, token_ids_shape, segment_ids_shape=None):
+        return (*token_ids_shape, self.hidden_dim)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"vocab_size": self.vocab_size, "hidden_dim": self.hidden_dim, "max_len": self.max_len,
+                       "type_vocab_size": self.type_vocab_size, "dropout": self.dropout,
+                       "layer_norm_epsilon": self.layer_norm_epsilon,
+                       "embeddings_initializer": keras.initializers.serialize(self.embeddings_initializer)})
+        return config
