@@ -76,6 +76,10 @@ def test_masker_at_least_one_and_quota():
     assert weights.sum(1).tolist() == [1, 2]
     with pytest.raises(ValueError, match="word_starts"):
         mask_tokens(ids, 0, 20, SPECIALS, MASK, whole_word=True)
+    with pytest.raises(ValueError, match="special_ids"):
+        mask_tokens(np.array([[2, 7, 3]]), 0, 10, special_ids=[0, 2, 3, -1], mask_id=4)
+    with pytest.raises(ValueError, match="integers"):
+        mask_tokens(np.array([[2.0, 7.0, 3.0]]), 0, 10, special_ids=[0, 2, 3], mask_id=4)
 
 
 @once_on_tensorflow                                        # NumPy only: no Keras backend involved
@@ -264,9 +268,11 @@ def test_mlm_output_is_the_token_embedding_also_after_save_and_load(tmp_path):
     hidden = 16
     n_head = (hidden * hidden + hidden) + 2 * hidden + vocab_size + (hidden * 2 + 2)   # no second (V, H) matrix
     assert model.count_params() == model.backbone.count_params() + n_head
+    model.compile(optimizer=keras.optimizers.Adam(1e-3))
     path = str(tmp_path / "pretrainer.keras")
     model.save(path)
     loaded = keras.saving.load_model(path)
+    assert isinstance(loaded.optimizer, keras.optimizers.Adam) and loaded.compiled   # restored compiled
     after = loaded(x)
     for key in ("mlm", "nsp"):
         np.testing.assert_allclose(to_numpy(after[key]), to_numpy(before[key]), atol=1e-5)

@@ -33,7 +33,8 @@ class BertEmbedding(keras.layers.Layer):
 
     Call arguments:
         token_ids: int ``(batch, L)``, 0 = padding.
-        segment_ids: int ``(batch, L)`` in ``0 .. type_vocab_size - 1``; default all 0.
+        segment_ids: int ``(batch, L)`` in ``0 .. type_vocab_size - 1``; default all 0 (the range is not
+            checked: out-of-range ids raise on TensorFlow's CPU, and are clamped on JAX).
         training: dropout on or off.
 
     Returns:

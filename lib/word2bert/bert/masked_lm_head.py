@@ -31,7 +31,9 @@ class MaskedLMHead(keras.layers.Layer):
     Call arguments:
         inputs: float ``(batch, L, H)``, the encoder's sequence output.
         mask_positions: int ``(batch, P)``, positions in ``0 .. L - 1`` to predict (padded slots may
-            point anywhere, e.g. 0; their weight in the loss is 0).
+            point anywhere in that range, e.g. 0; their weight in the loss is 0). The range is not checked
+            (inside a compiled step it cannot be): out-of-range positions raise on TensorFlow's CPU but are
+            clamped on JAX.
 
     Returns:
         float32 logits ``(batch, P, V)``.

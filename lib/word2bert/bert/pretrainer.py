@@ -74,12 +74,12 @@ class BertPretrainer(keras.Model):
         (summed); ``weighted_metrics="auto"``: ``MaskedLMAccuracy`` on ``"mlm"`` and accuracy on ``"nsp"``;
         both read the weights of the data's third element (``PretrainingBatches`` gives them).
         """
+        self._default_compile = loss == "auto" and weighted_metrics == "auto" and not kwargs
         if loss == "auto":
             loss = {"mlm": MaskedLMLoss(), "nsp": keras.losses.SparseCategoricalCrossentropy(from_logits=True)}
         if weighted_metrics == "auto":
             weighted_metrics = {"mlm": [MaskedLMAccuracy()],
                                 "nsp": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]}
-        self._default_compile = loss == "auto" and weighted_metrics == "auto" and not kwargs
         super().compile(optimizer=optimizer, loss=loss, weighted_metrics=weighted_metrics, **kwargs)
 
     def get_compile_config(self):

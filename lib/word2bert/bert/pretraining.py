@@ -54,8 +54,8 @@ def mask_tokens(token_ids, rng, vocab_size: int, special_ids, mask_id: int, rate
         1-D input gives 1-D ``masked_ids`` and ``(P,)`` arrays.
 
     Raises:
-        ValueError: ``rate`` outside (0, 1]; ``max_predictions`` < 1; ``token_ids`` not of rank 1 or 2 or
-            with ids outside the vocabulary; ``mask_id`` outside the vocabulary; ``whole_word`` without
+        ValueError: ``rate`` outside (0, 1]; ``max_predictions`` < 1; ``token_ids`` not integers, not of rank
+            1 or 2 or with ids outside the vocabulary; ``mask_id`` or a ``special_ids`` entry outside the vocabulary; ``whole_word`` without
             ``word_starts`` of the same shape; no non-special id left to draw from.
 
     Example:
@@ -77,8 +77,13 @@ def mask_tokens(token_ids, rng, vocab_size: int, special_ids, mask_id: int, rate
     max_predictions = math.ceil(rate * ids.shape[1]) if max_predictions is None else int(max_predictions)
     if max_predictions < 1:
         raise ValueError(f"max_predictions must be >= 1, got {max_predictions}")
+    if "int" not in ids.dtype.name:
+        raise ValueError(f"token_ids must be integers, got dtype {ids.dtype}")
+    special_ids = np.asarray(list(special_ids), np.int64)
+    if special_ids.size and (special_ids.min() < 0 or special_ids.max() >= vocab_size):
+        raise ValueError(f"special_ids must be in 0 .. {vocab_size - 1}, got {special_ids.min()} .. {special_ids.max()}")
     special = np.zeros(vocab_size, bool)
-    special[np.asarray(list(special_ids), np.int64)] = True
+    special[special_ids] = True
     if not 0 <= mask_id < vocab_size:
         raise ValueError(f"mask_id {mask_id} is outside the vocabulary (size {vocab_size})")
     special[[0, mask_id]] = True
@@ -184,6 +189,7 @@ class NextSentencePairs:
     """
 
     def __init__(self, documents):
+        documents = list(documents)            # read once: a generator would be empty the second time
         docs = [list(getattr(d, "sentences", d)) for d in documents]
         self.ids = [getattr(d, "id", i) for i, d in enumerate(documents)]
         self.documents = docs
@@ -239,7 +245,8 @@ class PretrainingBatches(keras.utils.PyDataset):
         remask: draw new pairs and masks at every epoch; False keeps epoch 0's (use it for validation
             data, on which ``fit`` also begins an epoch each time, so that its curve compares like with like).
         pairs_per_epoch: use only this many of each epoch's pairs (default all; the last partial batch
-            is dropped so that every batch has ``batch_size`` rows).
+            is dropped so that every batch has ``batch_size`` rows). Make an epoch as long as you want it with
+            this, not with ``fit(steps_per_epoch=...)``: new masks come only once every batch has been read.
         **kwargs: ``workers``, ``use_multiprocessing``, ``max_queue_size`` of ``keras.utils.PyDataset``.
 
     Returns (``batches[i]``):

@@ -19,7 +19,7 @@ class MaskedLMLoss(keras.losses.Loss):
     """Sparse cross-entropy from logits, weighted by ``sample_weight`` and divided by the sum of the weights.
 
     Args:
-        name: loss name.
+        name: loss name. (The reduction is always this weighted mean; a ``reduction`` argument is ignored.)
 
     Call arguments:
         y_true: int ``(batch, P)`` original token ids at the chosen positions (any value on padded slots).
