@@ -17,6 +17,12 @@ def bert_initializer():
     return keras.initializers.TruncatedNormal(stddev=0.02)
 
 
+def fresh_copy(initializer):
+    """A new initializer of the same configuration: each weight gets its own (a shared seeded one would
+    give every weight it initialises the same values)."""
+    return keras.initializers.get(keras.initializers.serialize(initializer))
+
+
 @keras.saving.register_keras_serializable(package="word2bert")
 class BertEmbedding(keras.layers.Layer):
     """Token + segment + learned position embeddings, summed, layer-normalised, dropped out.
@@ -63,12 +69,13 @@ class BertEmbedding(keras.layers.Layer):
         self.type_vocab_size, self.dropout = int(type_vocab_size), float(dropout)
         self.layer_norm_epsilon = float(layer_norm_epsilon)
         self.embeddings_initializer = keras.initializers.get(embeddings_initializer or bert_initializer())
-        init = lambda: keras.initializers.get(keras.initializers.serialize(self.embeddings_initializer))  # noqa: E731
-        self.token_embedding = keras.layers.Embedding(vocab_size, hidden_dim, embeddings_initializer=init(),
+        init = self.embeddings_initializer
+        self.token_embedding = keras.layers.Embedding(vocab_size, hidden_dim, embeddings_initializer=fresh_copy(init),
                                                       dtype=self.dtype_policy, name="token_embedding")
-        self.segment_embedding = keras.layers.Embedding(type_vocab_size, hidden_dim, embeddings_initializer=init(),
+        self.segment_embedding = keras.layers.Embedding(type_vocab_size, hidden_dim,
+                                                        embeddings_initializer=fresh_copy(init),
                                                         dtype=self.dtype_policy, name="segment_embedding")
-        self.position_embedding = PositionEmbedding(max_len, initializer=init(), dtype=self.dtype_policy,
+        self.position_embedding = PositionEmbedding(max_len, initializer=fresh_copy(init), dtype=self.dtype_policy,
                                                     name="position_embedding")
         self.layer_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=self.dtype_policy,
                                                           name="layer_norm")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from word2bert.bert.embedding import bert_initializer
+from word2bert.bert.embedding import bert_initializer, fresh_copy
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
@@ -66,8 +66,8 @@ class MaskedLMHead(keras.layers.Layer):
         if self.token_embedding is not None and self.token_embedding.output_dim != hidden:
             raise ValueError(f"the token embedding is {self.token_embedding.output_dim} wide but the inputs are "
                              f"{hidden} wide")
-        init = lambda: keras.initializers.get(keras.initializers.serialize(self.kernel_initializer))  # noqa: E731
-        self.transform = keras.layers.Dense(hidden, activation=self.activation, kernel_initializer=init(),
+        self.transform = keras.layers.Dense(hidden, activation=self.activation,
+                                            kernel_initializer=fresh_copy(self.kernel_initializer),
                                             dtype=self.dtype_policy, name="transform")
         self.transform.build((None, None, hidden))
         self.transform_norm = keras.layers.LayerNormalization(epsilon=self.layer_norm_epsilon,
@@ -76,7 +76,7 @@ class MaskedLMHead(keras.layers.Layer):
         self.output_kernel = None
         if self.token_embedding is None:
             self.output_kernel = self.add_weight(name="output_kernel", shape=(hidden, self.vocab_size),
-                                                 initializer=init())
+                                                 initializer=fresh_copy(self.kernel_initializer))
         self.output_bias = self.add_weight(name="output_bias", shape=(self.vocab_size,), initializer="zeros")
         self.built = True
 

@@ -55,7 +55,8 @@ def mask_tokens(token_ids, rng, vocab_size: int, special_ids, mask_id: int, rate
 
     Raises:
         ValueError: ``rate`` outside (0, 1]; ``max_predictions`` < 1; ``token_ids`` not integers, not of rank
-            1 or 2 or with ids outside the vocabulary; ``mask_id`` or a ``special_ids`` entry outside the vocabulary; ``whole_word`` without
+            1 or 2 or with ids outside the vocabulary; ``mask_id`` or a ``special_ids`` entry outside the
+            vocabulary; ``whole_word`` without
             ``word_starts`` of the same shape; no non-special id left to draw from.
 
     Example:
@@ -81,7 +82,8 @@ def mask_tokens(token_ids, rng, vocab_size: int, special_ids, mask_id: int, rate
         raise ValueError(f"token_ids must be integers, got dtype {ids.dtype}")
     special_ids = np.asarray(list(special_ids), np.int64)
     if special_ids.size and (special_ids.min() < 0 or special_ids.max() >= vocab_size):
-        raise ValueError(f"special_ids must be in 0 .. {vocab_size - 1}, got {special_ids.min()} .. {special_ids.max()}")
+        raise ValueError(f"special_ids must be in 0 .. {vocab_size - 1}, got "
+                         f"{special_ids.min()} .. {special_ids.max()}")
     special = np.zeros(vocab_size, bool)
     special[special_ids] = True
     if not 0 <= mask_id < vocab_size:
@@ -239,7 +241,8 @@ class PretrainingBatches(keras.utils.PyDataset):
         max_len: L, tokens per pair, padding included.
         max_predictions: P, prediction slots per pair (default ``ceil(rate * max_len)``).
         seed: epoch e draws its pairs and masks from ``seed + e`` (epochs are counted by
-            ``on_epoch_begin``, which ``fit`` calls: an epoch ends once all its batches were read); batch i of epoch e is the same whatever the order in
+            ``on_epoch_begin``, which ``fit`` calls: an epoch ends once all its batches were read); batch i
+            of epoch e is the same whatever the order in
             which batches are asked for.
         rate, whole_word: as ``mask_tokens``.
         remask: draw new pairs and masks at every epoch; False keeps epoch 0's (use it for validation
@@ -288,9 +291,12 @@ class PretrainingBatches(keras.utils.PyDataset):
         self.epoch, self._served = 0, set()
         self._draw()
 
+    @property
+    def _epoch_seed(self) -> int:
+        return self.seed + (self.epoch if self.remask else 0)
+
     def _draw(self):
-        seed = self.seed + (self.epoch if self.remask else 0)
-        self._epoch_pairs = self.pairs.draw(np.random.default_rng((seed, 0)))[:self.pairs_per_epoch]
+        self._epoch_pairs = self.pairs.draw(np.random.default_rng((self._epoch_seed, 0)))[:self.pairs_per_epoch]
 
     def __len__(self) -> int:
         return self.pairs_per_epoch // self.batch_size
@@ -303,9 +309,9 @@ class PretrainingBatches(keras.utils.PyDataset):
         encoded = [self.tokenizer.encode_pair(p.a, p.b, self.max_len) for p in pairs]
         token_ids = np.stack([e["token_ids"] for e in encoded])
         segment_ids = np.stack([e["segment_ids"] for e in encoded])
-        seed = self.seed + (self.epoch if self.remask else 0)
         masked, positions, labels, weights = mask_tokens(
-            token_ids, np.random.default_rng((seed, 1, index)), self.vocab_size, self.special_ids, self.mask_id,
+            token_ids, np.random.default_rng((self._epoch_seed, 1, index)), self.vocab_size, self.special_ids,
+            self.mask_id,
             rate=self.rate, max_predictions=self.max_predictions, whole_word=self.whole_word,
             word_starts=~self._continues[token_ids] if self.whole_word else None)
         nsp = np.array([p.label for p in pairs], np.int32)
