@@ -18,6 +18,7 @@ from layer_checks import run_layer_test, to_numpy
 from word2bert.bert import (IS_NEXT, NOT_NEXT, BertBackbone, BertConfig, BertEmbedding, BertPretrainer,
                             MaskedLMAccuracy, MaskedLMHead, MaskedLMLoss, NextSentenceHead, NextSentencePairs,
                             PretrainingBatches, mask_tokens)
+from word2bert.layers import ReversibleEmbedding
 from word2bert.text import BERT_SPECIALS, WordPieceTokenizer
 
 PAD, UNK, CLS, SEP, MASK = range(5)   # BERT_SPECIALS' ids in every vocabulary here
@@ -354,9 +355,10 @@ _HUB_BLOCK = {"self_attention_norm": "self_attention_layer_norm", "feedforward_n
               "key_kernel": "key/kernel", "key_bias": "key/bias", "value_kernel": "value/kernel",
               "value_bias": "value/bias", "output_kernel": "attention_output/kernel",
               "output_bias": "attention_output/bias"}
-_HUB_TOP = {"embedding/token_embedding": "token_embedding", "embedding/segment_embedding": "segment_embedding",
-            "embedding/position_embedding": "position_embedding", "embedding/layer_norm": "embeddings_layer_norm",
-            "pooler": "pooled_dense"}
+_HUB_TOP = {"embedding/token_and_position/token_embedding": "token_embedding",
+            "embedding/segment_embedding": "segment_embedding",
+            "embedding/token_and_position/position_encoding": "position_embedding",
+            "embedding/layer_norm": "embeddings_layer_norm", "pooler": "pooled_dense"}
 
 
 def _strip(path, model):
@@ -365,9 +367,10 @@ def _strip(path, model):
 
 def _hub_name(path):
     parts = path.split("/")
-    head = "/".join(parts[:2])
-    if head in _HUB_TOP:
-        return "/".join([_HUB_TOP[head]] + parts[2:])
+    for n in (3, 2):
+        head = "/".join(parts[:n])
+        if head in _HUB_TOP:
+            return "/".join([_HUB_TOP[head]] + parts[n:])
     if parts[0] in _HUB_TOP:
         return "/".join([_HUB_TOP[parts[0]]] + parts[1:])
     block = parts[0].replace("encoder_", "transformer_layer_")
@@ -506,3 +509,105 @@ def test_load_pretrained_names_the_command_and_loads_what_chapter_09_saves(tmp_p
     WordPieceTokenizer(tok.vocabulary + ["extra"]).save(folder / VOCAB_FILE)
     with pytest.raises(ValueError, match="different runs"):
         load_pretrained(folder)
+
+
+# ------------------------------------------------------------------ initialisation, epsilons, masks, the tied head
+def test_every_kernel_of_the_backbone_starts_as_bert_initializes_it():
+    backbone = BertBackbone(vocab_size=300, num_layers=2, hidden_dim=64, num_heads=4, intermediate_dim=256)
+    backbone.build()
+    kernels = [w for w in backbone.weights if w.path.endswith(("kernel", "embeddings"))]
+    assert len(kernels) == 3 + 2 * 6 + 1                       # 3 tables, q k v o + FFN 2 per block, the pooler
+    for w in kernels:
+        values = to_numpy(w)
+        # a normal truncated at 2 sigma, sigma 0.02, has std 0.0176 (glorot_uniform on 64 x 256 gives 0.079)
+        assert abs(values.std() - 0.0176) < 0.003 and np.abs(values).max() <= 0.04 + 1e-6, w.path
+    biases = [to_numpy(w) for w in backbone.weights if w.path.endswith("bias") and "norm" not in w.path]
+    assert biases and all(np.all(b == 0) for b in biases)
+
+
+def test_every_layer_norm_of_the_backbone_uses_its_epsilon():
+    backbone = BertBackbone(vocab_size=50, num_layers=2, hidden_dim=16, num_heads=2, intermediate_dim=32,
+                            layer_norm_epsilon=1e-7)
+    backbone.build()
+    norms = [layer for layer in backbone._flatten_layers() if isinstance(layer, keras.layers.LayerNormalization)]
+    assert len(norms) == 1 + 2 * 2
+    assert {layer.epsilon for layer in norms} == {1e-7}
+
+
+def test_a_pad_written_in_the_text_is_a_real_token_when_the_padding_mask_is_given():
+    import keras_hub
+    from keras_hub.src.utils.keras_utils import gelu_approximate
+
+    sizes = dict(vocabulary_size=50, num_layers=1, num_heads=2, hidden_dim=16, intermediate_dim=32,
+                 max_sequence_length=8, dropout=0.0)
+    ref = keras_hub.models.BertBackbone(**sizes)
+    ours = BertBackbone(50, 1, 16, 2, 32, max_len=8, dropout=0.0, activation=gelu_approximate)
+    ours.build()
+    rng = np.random.default_rng(12)
+    by_name = {_strip(w.path, ref): w for w in ref.weights}
+    for w in ref.weights:
+        w.assign(rng.normal(0, 0.3, w.shape).astype("float32"))
+    ours.set_weights([to_numpy(by_name[_hub_name(_strip(w.path, ours))]) for w in ours.weights])
+    # "[CLS] my [PAD] dog [SEP]" then padding: id 0 at position 2 is a token of the text
+    ids = np.array([[CLS, 7, PAD, 9, SEP, 0, 0, 0]], np.int32)
+    padding_mask = np.array([[1, 1, 1, 1, 1, 0, 0, 0]], np.int32)
+    segments = np.zeros_like(ids)
+    expected = to_numpy(ref({"token_ids": ids, "segment_ids": segments, "padding_mask": padding_mask})
+                        ["sequence_output"])
+    got = to_numpy(ours({"token_ids": ids, "segment_ids": segments, "padding_mask": padding_mask})["sequence_output"])
+    np.testing.assert_allclose(got[:, :5], expected[:, :5], atol=1e-4)
+    by_ids = to_numpy(ours({"token_ids": ids, "segment_ids": segments})["sequence_output"])
+    assert not np.allclose(by_ids[:, :2], got[:, :2], atol=1e-3)          # without it, position 2 is masked
+    with pytest.raises(ValueError, match="padding_mask must have the shape of token_ids"):
+        ours({"token_ids": ids, "segment_ids": segments, "padding_mask": padding_mask[:, :5]})
+    pretrainer = BertPretrainer(ours)
+    out = pretrainer({"token_ids": ids, "segment_ids": segments, "padding_mask": padding_mask,
+                      "mask_positions": np.array([[2]], np.int32)})
+    assert out["mlm"].shape == (1, 1, 50)
+
+
+def test_masked_lm_head_equals_keras_hub_with_copied_weights():
+    import keras_hub
+
+    rng = np.random.default_rng(13)
+    ours_table = ReversibleEmbedding(40, 16)
+    ours_table.build((None,))
+    ref_table = keras_hub.layers.ReversibleEmbedding(40, 16, tie_weights=True)
+    ref_table.build((None,))
+    ref_table.embeddings.assign(to_numpy(ours_table.embeddings))
+    ours = MaskedLMHead(40, token_embedding=ours_table, activation="gelu", layer_norm_epsilon=1e-12)
+    ref = keras_hub.layers.MaskedLMHead(vocabulary_size=40, token_embedding=ref_table, intermediate_activation="gelu",
+                                        layer_norm_epsilon=1e-12)
+    hidden = rng.normal(size=(3, 7, 16)).astype("float32")
+    positions = rng.integers(0, 7, (3, 4)).astype("int32")
+    ours(hidden, positions), ref(hidden, positions)
+    ref_by_name = {w.path.split("/", 1)[1]: w for w in ref.weights if "embeddings" not in w.path}
+    names = {"transform/kernel": "intermediate_dense/kernel", "transform/bias": "intermediate_dense/bias",
+             "transform_norm/gamma": "intermediate_layer_norm/gamma", "transform_norm/beta": "intermediate_layer_norm/beta",
+             "output_bias": "output_bias"}
+    for w in ours.weights:
+        if "embeddings" in w.path:
+            continue
+        value = rng.normal(0, 0.3, w.shape).astype("float32")
+        w.assign(value)
+        ref_by_name[names[w.path.split("/", 1)[1]]].assign(value)
+    np.testing.assert_allclose(to_numpy(ours(hidden, positions)), to_numpy(ref(hidden, positions)), atol=1e-4)
+
+
+def test_the_tied_head_trains_the_token_table_also_for_ids_absent_from_the_inputs():
+    keras.utils.set_random_seed(3)
+    backbone = BertBackbone(vocab_size=30, num_layers=1, hidden_dim=16, num_heads=2, intermediate_dim=32,
+                            max_len=8, dropout=0.0)
+    model = BertPretrainer(backbone)
+    model.compile(optimizer=keras.optimizers.SGD(0.5))
+    rng = np.random.default_rng(14)
+    ids = rng.integers(5, 15, (4, 8)).astype(np.int32)                 # ids 15..29 never appear as inputs
+    x = {"token_ids": ids, "segment_ids": np.zeros_like(ids), "mask_positions": np.tile([[1, 2]], (4, 1))}
+    y = {"mlm": rng.integers(5, 15, (4, 2)).astype(np.int32), "nsp": np.zeros((4,), np.int32)}
+    weights = {"mlm": np.ones((4, 2), "float32"), "nsp": np.ones((4,), "float32")}
+    model(x)
+    before = to_numpy(backbone.token_embedding.embeddings).copy()
+    model.fit(x, y, sample_weight=weights, epochs=1, batch_size=4, verbose=0)
+    after = to_numpy(backbone.token_embedding.embeddings)
+    moved = np.abs(after - before).max(axis=1) > 1e-6
+    assert moved[15:].all()                                            # only the output side reaches these rows

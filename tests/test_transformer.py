@@ -645,3 +645,180 @@ def test_transformer_passes_the_shared_layer_test_and_loads_trained(tmp_path):
                    fit_data=((src, dec_in), target),
                    compile_kwargs={"optimizer": keras.optimizers.Adam(TransformerSchedule(8, warmup_steps=1)),
                                    "loss": MaskedCrossEntropy(0.1), "metrics": [masked_accuracy]})
+
+
+# ---------------------------------------------------------------------- initializers, dropout seeds, cache masks
+def _kernels_and_biases(block):
+    """(kernels, biases) of every attention and FFN sublayer of a block (LayerNorms left out)."""
+    kernels, biases = [], []
+    for w in block.weights:
+        name = w.path.split("/")[-1]
+        if "norm" in w.path:
+            continue
+        (biases if "bias" in name else kernels).append(to_numpy(w))
+    return kernels, biases
+
+
+@pytest.mark.parametrize("cls", [TransformerEncoderBlock, TransformerDecoderBlock])
+def test_blocks_give_their_initializers_to_every_attention_and_ffn_weight(cls):
+    block = cls(24, 2, kernel_initializer=keras.initializers.Constant(0.25), bias_initializer="ones")
+    args = (np.ones((1, 3, 8), "float32"),) + ((np.ones((1, 2, 8), "float32"),) if cls is TransformerDecoderBlock else ())
+    block(*args)
+    kernels, biases = _kernels_and_biases(block)
+    expected_kernels = 4 * (2 if cls is TransformerDecoderBlock else 1) + 2       # q, k, v, o per attention; FFN 2
+    assert len(kernels) == expected_kernels and len(biases) == expected_kernels
+    assert all(np.all(k == 0.25) for k in kernels) and all(np.all(b == 1.0) for b in biases)
+    config = block.get_config()
+    assert config["kernel_initializer"]["class_name"] == "Constant" and config["bias_initializer"] == {
+        "module": "keras.initializers", "class_name": "Ones", "config": {}, "registered_name": None}
+    rebuilt = cls.from_config(config)
+    rebuilt(*args)
+    assert all(np.all(k == 0.25) for k in _kernels_and_biases(rebuilt)[0])
+
+
+def test_each_weight_of_a_block_gets_its_own_draw():
+    block = TransformerEncoderBlock(32, 2, kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02))
+    block(np.ones((1, 3, 16), "float32"))
+    kernels, _ = _kernels_and_biases(block)
+    flat = [k.ravel()[:16] for k in kernels]
+    assert all(not np.allclose(a, b) for i, a in enumerate(flat) for b in flat[i + 1:])
+    assert all(abs(k.std() - 0.0176) < 0.004 and np.abs(k).max() <= 0.04 + 1e-6 for k in kernels)
+
+
+def test_attention_dropout_differs_between_layers_and_follows_the_global_seed():
+    x = np.random.default_rng(4).normal(size=(2, 5, 8)).astype("float32")
+
+    def two_layers(seed):
+        keras.utils.set_random_seed(seed)
+        a, b = MultiHeadAttention(2, 4, dropout=0.5), MultiHeadAttention(2, 4, dropout=0.5)
+        a(x, x), b(x, x)
+        b.set_weights(a.get_weights())
+        return to_numpy(a(x, x, training=True)), to_numpy(b(x, x, training=True))
+
+    a1, b1 = two_layers(1)
+    assert not np.allclose(a1, b1)                 # equal weights, different dropout masks
+    a1_again, _ = two_layers(1)
+    np.testing.assert_array_equal(a1, a1_again)   # keras.utils.set_random_seed fixes them
+    a2, _ = two_layers(2)
+    assert not np.allclose(a1, a2)                 # and another seed changes them
+    seeded = MultiHeadAttention(2, 4, dropout=0.5, seed=11)
+    assert seeded.get_config()["seed"] == 11 and MultiHeadAttention.from_config(seeded.get_config()).seed == 11
+
+
+def _cached_outputs(layer, x, value_mask=None, **kwargs):
+    batch, length = x.shape[:2]
+    cache = (ops.zeros((batch, length, layer.num_heads, layer.key_dim)),
+             ops.zeros((batch, length, layer.num_heads, layer.value_dim)))
+    outs, weights = [], []
+    for t in range(length):
+        out, w, cache = layer(x[:, t:t + 1], cache=cache, cache_index=t, value_mask=value_mask,
+                              return_attention_scores=True, **kwargs)
+        outs.append(to_numpy(out)[:, 0])
+        weights.append(to_numpy(w)[:, :, 0])
+    return np.stack(outs, 1), np.stack(weights, 2)
+
+
+@pytest.mark.parametrize("use_causal_mask", [False, True])
+def test_cached_attention_step_by_step_equals_the_causal_pass(use_causal_mask):
+    rng = np.random.default_rng(5)
+    x = _normal(rng, 2, 6, 8)
+    layer = MultiHeadAttention(2, 4)
+    full, w_full = layer(x, x, use_causal_mask=True, return_attention_scores=True)
+    outs, weights = _cached_outputs(layer, x, use_causal_mask=use_causal_mask)
+    np.testing.assert_allclose(outs, to_numpy(full), atol=1e-5)
+    np.testing.assert_allclose(weights, to_numpy(w_full), atol=1e-6)
+    # the step at index 3 spreads its weight over slots 0..3, by the softmax of its own scores
+    q = np.einsum("bld,dhk->blhk", x, to_numpy(layer.wq)) + to_numpy(layer.bq)
+    k = np.einsum("bld,dhk->blhk", x, to_numpy(layer.wk)) + to_numpy(layer.bk)
+    scores = np.einsum("hk,jhk->hj", q[0, 3], k[0, :4]) / 2.0
+    np.testing.assert_allclose(weights[0, :, 3, :4], _softmax(scores), atol=1e-5)
+    assert np.all(weights[0, :, 3, 4:] == 0.0)
+
+
+def test_cached_attention_keeps_the_value_mask_over_the_cache_slots():
+    rng = np.random.default_rng(6)
+    x = _normal(rng, 2, 5, 8)
+    keep = np.ones((2, 5), bool)
+    keep[0, 1] = keep[1, 0] = False
+    layer = MultiHeadAttention(2, 4)
+    full = layer(x, x, value_mask=keep, use_causal_mask=True)
+    outs, weights = _cached_outputs(layer, x, value_mask=keep)
+    assert np.all(weights[0, :, :, 1] == 0.0) and np.all(weights[1, :, 1:, 0] == 0.0)
+    np.testing.assert_allclose(outs[:, 1:], to_numpy(full)[:, 1:], atol=1e-5)
+    with pytest.raises(ValueError, match="value_mask/key_mask must have shape"):
+        layer(x[:, :1], cache=(ops.zeros((2, 5, 2, 4)), ops.zeros((2, 5, 2, 4))), cache_index=0,
+              value_mask=np.ones((2, 3), bool))
+    with pytest.raises(ValueError, match="cache_index was given without a cache"):
+        layer(x, x, cache_index=0)
+
+
+def test_decoder_block_refuses_inputs_it_would_ignore():
+    x, enc = np.ones((1, 3, 8), "float32"), np.ones((1, 2, 8), "float32")
+    decoder_only = TransformerDecoderBlock(16, 2, cross_attention=False)
+    decoder_only(x)
+    with pytest.raises(ValueError, match="cross_attention=False"):
+        decoder_only(x, enc)
+    cache = (np.zeros((1, 3, 2, 4), "float32"), np.zeros((1, 3, 2, 4), "float32"))
+    with pytest.raises(ValueError, match="go together"):
+        decoder_only(x[:, :1], self_attention_cache=cache)
+    with pytest.raises(ValueError, match="go together"):
+        decoder_only(x[:, :1], cache_index=0)
+
+
+def _layer_norm(x, eps):
+    mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps)
+
+
+@pytest.mark.parametrize("cls", [TransformerEncoderBlock, TransformerDecoderBlock])
+@pytest.mark.parametrize("normalize_first", [False, True])
+def test_block_in_training_with_silent_sublayers_is_the_residual_path(cls, normalize_first):
+    # every sublayer's output kernel and bias zero: with dropout on, what is left is the residual path
+    # alone, x (pre-LN) or LN(...LN(x)) (post-LN, one LayerNorm per sublayer); dropout must touch nothing else
+    rng = np.random.default_rng(7)
+    x = _normal(rng, 2, 4, 8)
+    args = (x,) + ((_normal(rng, 2, 3, 8),) if cls is TransformerDecoderBlock else ())
+    block = cls(16, 2, dropout=0.5, normalize_first=normalize_first, layer_norm_epsilon=1e-3)
+    block(*args)
+    for w in block.weights:
+        if w.path.endswith(("output_kernel", "output_bias")) or "feedforward_outer" in w.path:
+            w.assign(np.zeros(w.shape, "float32"))
+    got = to_numpy(block(*args, training=True))
+    expected = x
+    if not normalize_first:
+        for _ in range(3 if cls is TransformerDecoderBlock else 2):
+            expected = _layer_norm(expected, 1e-3)
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
+# ---------------------------------------------------------------------- the tied input/output table
+def test_reversible_embedding_embeds_ids_and_returns_logits_with_the_same_matrix(tmp_path):
+    from word2bert.layers import ReversibleEmbedding
+
+    rng = np.random.default_rng(8)
+    table = ReversibleEmbedding(12, 4)
+    ids = np.array([[3, 0, 11]], np.int32)
+    vectors = to_numpy(table(ids))
+    matrix = to_numpy(table.embeddings)
+    np.testing.assert_array_equal(vectors[0], matrix[[3, 0, 11]])
+    h = _normal(rng, 2, 5, 4)
+    logits = table(h, reverse=True)
+    assert keras.backend.standardize_dtype(logits.dtype) == "float32" and logits.shape == (2, 5, 12)
+    np.testing.assert_allclose(to_numpy(logits), h @ matrix.T, atol=1e-5)
+    with pytest.raises(ValueError, match="token ids must be integers"):
+        table(h)
+    with pytest.raises(ValueError, match="width output_dim=4"):
+        table(_normal(rng, 2, 5, 3), reverse=True)
+    symbolic = table(keras.Input((5, 4)), reverse=True)
+    assert tuple(symbolic.shape) == (None, 5, 12)
+    rebuilt = ReversibleEmbedding.from_config(table.get_config())
+    assert rebuilt.get_config() == table.get_config() and {"name", "dtype", "trainable"} <= set(table.get_config())
+
+
+def test_tied_transformer_logits_use_the_target_table():
+    model = DecoderOnlyTransformer(30, num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, max_len=6, dropout=0.0)
+    model.build()
+    x = np.random.default_rng(9).normal(size=(1, 3, 8)).astype("float32")
+    table = to_numpy(model.target_embedding.token_embedding.embeddings)
+    model.output_bias.assign(np.arange(30, dtype="float32"))
+    np.testing.assert_allclose(to_numpy(model.output_logits(x)), x @ table.T + np.arange(30), atol=1e-5)

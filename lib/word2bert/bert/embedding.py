@@ -2,25 +2,24 @@
 then LayerNorm and dropout (Devlin et al. 2019, section 3.2 and figure 2):
 
     E(x_t) = LayerNorm(E_token[x_t] + E_segment[s_t] + E_position[t])
+
+The token and position parts are the shared ``word2bert.layers.TokenAndPositionEmbedding`` (learned
+positions, no sqrt(d) scaling); BERT adds the segment table, the LayerNorm and dropout.
 """
 from __future__ import annotations
 
 import keras
 from keras import ops
 
-from word2bert.layers import PositionEmbedding
-from word2bert.layers.position_encoding import check_length
+from word2bert.layers import ReversibleEmbedding, TokenAndPositionEmbedding, check_length, fresh_copy
 
 
 def bert_initializer():
-    """BERT's initializer of every table and kernel: a normal truncated at 2 sigma, sigma = 0.02."""
+    """BERT's initializer of its tables and kernels: a normal truncated at 2 sigma, sigma = 0.02
+    (google-research/bert ``initializer_range``). ``BertBackbone`` gives it to the embedding tables, every
+    kernel of the encoder blocks (attention and FFN) and the pooler; biases start at zero, LayerNorms at
+    ones and zeros."""
     return keras.initializers.TruncatedNormal(stddev=0.02)
-
-
-def fresh_copy(initializer):
-    """A new initializer of the same configuration: each weight gets its own (a shared seeded one would
-    give every weight it initialises the same values)."""
-    return keras.initializers.get(keras.initializers.serialize(initializer))
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
@@ -70,24 +69,32 @@ class BertEmbedding(keras.layers.Layer):
         self.layer_norm_epsilon = float(layer_norm_epsilon)
         self.embeddings_initializer = keras.initializers.get(embeddings_initializer or bert_initializer())
         init = self.embeddings_initializer
-        self.token_embedding = keras.layers.Embedding(vocab_size, hidden_dim, embeddings_initializer=fresh_copy(init),
-                                                      dtype=self.dtype_policy, name="token_embedding")
+        self.token_and_position = TokenAndPositionEmbedding(
+            vocab_size, max_len, hidden_dim, position="learned", scale_embeddings=False,
+            embeddings_initializer=fresh_copy(init), position_initializer=fresh_copy(init), dtype=self.dtype_policy,
+            name="token_and_position")
         self.segment_embedding = keras.layers.Embedding(type_vocab_size, hidden_dim,
                                                         embeddings_initializer=fresh_copy(init),
                                                         dtype=self.dtype_policy, name="segment_embedding")
-        self.position_embedding = PositionEmbedding(max_len, initializer=fresh_copy(init), dtype=self.dtype_policy,
-                                                    name="position_embedding")
         self.layer_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=self.dtype_policy,
                                                           name="layer_norm")
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=self.dtype_policy, name="dropout")
         self.supports_masking = True
 
+    @property
+    def token_embedding(self) -> ReversibleEmbedding:
+        """The token table ``(vocab_size, hidden_dim)``, the matrix a tied masked-LM head reuses."""
+        return self.token_and_position.token_embedding
+
+    @property
+    def position_embedding(self):
+        """The learned position table's layer (``embeddings`` ``(max_len, hidden_dim)``)."""
+        return self.token_and_position.position_encoding
+
     def build(self, token_ids_shape, segment_ids_shape=None):
-        self.token_embedding.build(token_ids_shape)
+        self.token_and_position.build(token_ids_shape)
         self.segment_embedding.build(token_ids_shape)
-        out = (*token_ids_shape, self.hidden_dim)
-        self.position_embedding.build(out)
-        self.layer_norm.build(out)
+        self.layer_norm.build((*token_ids_shape, self.hidden_dim))
         self.built = True
 
     def call(self, token_ids, segment_ids=None, training=None):
@@ -102,8 +109,7 @@ class BertEmbedding(keras.layers.Layer):
         elif tuple(segment_ids.shape) != tuple(token_ids.shape):
             raise ValueError(f"segment_ids must have the shape of token_ids {tuple(token_ids.shape)}, got "
                              f"{tuple(segment_ids.shape)}")
-        tokens = self.token_embedding(token_ids)
-        x = tokens + self.position_embedding(tokens) + self.segment_embedding(segment_ids)
+        x = self.token_and_position(token_ids) + self.segment_embedding(segment_ids)
         return self.dropout_layer(self.layer_norm(x), training=training)
 
     def compute_mask(self, token_ids, mask=None):

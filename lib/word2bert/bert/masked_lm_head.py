@@ -10,7 +10,8 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from word2bert.bert.embedding import bert_initializer, fresh_copy
+from word2bert.bert.embedding import bert_initializer
+from word2bert.layers import ReversibleEmbedding, fresh_copy
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
@@ -19,7 +20,8 @@ class MaskedLMHead(keras.layers.Layer):
 
     Args:
         vocab_size: V, the number of logits per position.
-        token_embedding: the backbone's token ``keras.layers.Embedding``: the output matrix *is* its
+        token_embedding: the backbone's token ``word2bert.layers.ReversibleEmbedding``: the logits are
+            ``token_embedding(h, reverse=True)``, so the output matrix *is* its
             ``embeddings`` variable ``(V, H)`` (the same object, not a copy) and it is not part of this
             layer's config (the model that owns both passes it again when it is rebuilt). None: an output
             kernel ``(H, V)`` of this layer's own (untied).
@@ -39,7 +41,8 @@ class MaskedLMHead(keras.layers.Layer):
         float32 logits ``(batch, P, V)``.
 
     Raises:
-        ValueError: ``vocab_size`` < 1, or not the token embedding's ``input_dim``; float positions;
+        ValueError: ``vocab_size`` < 1, or not the token embedding's ``input_dim``; a token embedding that is
+            not a ``ReversibleEmbedding``; float positions;
             the embedding's width differs from ``H``.
 
     Example:
@@ -49,11 +52,14 @@ class MaskedLMHead(keras.layers.Layer):
     Reference: Devlin et al. (2019), section 3.1 (task 1) and google-research/bert ``get_masked_lm_output``.
     """
 
-    def __init__(self, vocab_size: int, token_embedding: keras.layers.Embedding | None = None, activation="gelu",
+    def __init__(self, vocab_size: int, token_embedding: ReversibleEmbedding | None = None, activation="gelu",
                  layer_norm_epsilon: float = 1e-12, kernel_initializer=None, **kwargs):
         super().__init__(**kwargs)
         if vocab_size < 1:
             raise ValueError(f"vocab_size must be >= 1, got {vocab_size}")
+        if token_embedding is not None and not isinstance(token_embedding, ReversibleEmbedding):
+            raise ValueError(f"token_embedding must be a word2bert.layers.ReversibleEmbedding (the backbone's "
+                             f"token_embedding), got {type(token_embedding).__name__}")
         if token_embedding is not None and token_embedding.input_dim != vocab_size:
             raise ValueError(f"vocab_size ({vocab_size}) must be the token embedding's input_dim "
                              f"({token_embedding.input_dim})")
@@ -94,8 +100,7 @@ class MaskedLMHead(keras.layers.Layer):
         x = ops.take_along_axis(inputs, ops.cast(mask_positions, "int32")[:, :, None], axis=1)   # (batch, P, H)
         x = self.transform_norm(self.transform(x))
         if self.token_embedding is not None:
-            table = ops.cast(ops.convert_to_tensor(self.token_embedding.embeddings), x.dtype)
-            logits = ops.matmul(x, ops.transpose(table))
+            logits = self.token_embedding(x, reverse=True)
         else:
             logits = ops.matmul(x, ops.cast(self.output_kernel, x.dtype))
         return ops.cast(logits, "float32") + ops.cast(self.output_bias, "float32")

@@ -10,21 +10,21 @@ from keras import ops
 
 from word2bert.bert.config import BertConfig
 from word2bert.bert.embedding import BertEmbedding, bert_initializer
-from word2bert.layers import TransformerEncoderBlock
-from word2bert.layers.transformer_encoder import check_model_dims
+from word2bert.layers import TransformerEncoderBlock, check_model_dims
 
 
 def split_inputs(inputs):
-    """``(token_ids, segment_ids)`` of a dict (``"token_ids"``, optional ``"segment_ids"``), a pair, or ids alone."""
+    """``(token_ids, segment_ids, padding_mask)`` of a dict (``"token_ids"``, optional ``"segment_ids"`` and
+    ``"padding_mask"``), a pair ``(token_ids, segment_ids)``, or ids alone; a missing part is None."""
     if isinstance(inputs, dict):
         if "token_ids" not in inputs:
             raise ValueError(f"the inputs dict needs 'token_ids', got keys {sorted(inputs)}")
-        return inputs["token_ids"], inputs.get("segment_ids")
+        return inputs["token_ids"], inputs.get("segment_ids"), inputs.get("padding_mask")
     if isinstance(inputs, (list, tuple)):
         if len(inputs) != 2:
             raise ValueError(f"inputs as a sequence must be (token_ids, segment_ids), got {len(inputs)} items")
-        return inputs[0], inputs[1]
-    return inputs, None
+        return inputs[0], inputs[1], None
+    return inputs, None, None
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
@@ -42,9 +42,11 @@ class BertBackbone(keras.Model):
         **kwargs: the usual ``keras.Model`` arguments.
 
     Call arguments:
-        inputs: a dict with int ``"token_ids"`` ``(batch, L)`` (0 = padding) and int ``"segment_ids"``
-            ``(batch, L)`` (optional, default 0), or the pair ``(token_ids, segment_ids)``, or token ids alone.
-            Padded positions (id 0) are never attended to.
+        inputs: a dict with int ``"token_ids"`` ``(batch, L)``, int ``"segment_ids"`` ``(batch, L)`` (optional,
+            default 0) and ``"padding_mask"`` bool or int ``(batch, L)`` (optional; True / 1 on real tokens, as
+            ``WordPieceTokenizer.encode_pair`` makes it, by position, so a ``[PAD]`` written in the text is a
+            real token), or the pair ``(token_ids, segment_ids)``, or token ids alone. Positions where the
+            padding mask is False are never attended to; without a padding mask it is ``token_ids != 0``.
         training: dropout on or off.
 
     Returns:
@@ -52,7 +54,8 @@ class BertBackbone(keras.Model):
         = ``tanh(W h_[CLS] + b)``, from position 0.
 
     Raises:
-        ValueError: ``num_heads`` does not divide ``hidden_dim``; sizes < 1; ``L > max_len``.
+        ValueError: ``num_heads`` does not divide ``hidden_dim``; sizes < 1; ``L > max_len``; a ``padding_mask``
+            or ``segment_ids`` of another shape than ``token_ids``.
 
     Example:
         >>> backbone = BertBackbone(vocab_size=1000, num_layers=2, hidden_dim=64, num_heads=4, intermediate_dim=256)
@@ -80,8 +83,8 @@ class BertBackbone(keras.Model):
                                        dtype=self.dtype_policy, name="embedding")
         self.encoder_blocks = [
             TransformerEncoderBlock(intermediate_dim, num_heads, dropout=dropout, activation=activation,
-                                    layer_norm_epsilon=layer_norm_epsilon, dtype=self.dtype_policy,
-                                    name=f"encoder_{i}")
+                                    layer_norm_epsilon=layer_norm_epsilon, kernel_initializer=bert_initializer(),
+                                    dtype=self.dtype_policy, name=f"encoder_{i}")
             for i in range(self.num_layers)]
         self.pooler = keras.layers.Dense(hidden_dim, activation="tanh", kernel_initializer=bert_initializer(),
                                          dtype=self.dtype_policy, name="pooler")
@@ -92,7 +95,7 @@ class BertBackbone(keras.Model):
         return cls(**config.to_dict(), **kwargs)
 
     @property
-    def token_embedding(self) -> keras.layers.Embedding:
+    def token_embedding(self):
         """The token embedding layer; its ``embeddings`` ``(vocab_size, hidden_dim)`` is what an MLM head ties to."""
         return self.embedding.token_embedding
 
@@ -101,10 +104,17 @@ class BertBackbone(keras.Model):
         self._forward(ids, ids * 0)
         self.built = True
 
-    def _forward(self, token_ids, segment_ids, training=None):
+    def _forward(self, token_ids, segment_ids, padding_mask=None, training=None):
         token_ids = ops.convert_to_tensor(token_ids)
         segment_ids = None if segment_ids is None else ops.convert_to_tensor(segment_ids)
-        mask = ops.not_equal(token_ids, 0)
+        if padding_mask is None:
+            mask = ops.not_equal(token_ids, 0)
+        else:
+            mask = ops.cast(ops.convert_to_tensor(padding_mask), "bool")
+            if len(mask.shape) != len(token_ids.shape) or any(
+                    a is not None and b is not None and a != b for a, b in zip(mask.shape, token_ids.shape)):
+                raise ValueError(f"padding_mask must have the shape of token_ids {tuple(token_ids.shape)}, got "
+                                 f"{tuple(mask.shape)}")
         x = self.embedding(token_ids, segment_ids, training=training)
         for block in self.encoder_blocks:
             x = block(x, mask=mask, training=training)

@@ -24,8 +24,9 @@ class BertPretrainer(keras.Model):
 
     Call arguments:
         inputs: a dict with int ``"token_ids"`` ``(batch, L)`` (already masked; 0 = padding), int
-            ``"segment_ids"`` ``(batch, L)`` and int ``"mask_positions"`` ``(batch, P)``
-            (``PretrainingBatches`` makes them).
+            ``"segment_ids"`` ``(batch, L)``, int ``"mask_positions"`` ``(batch, P)`` and optionally
+            ``"padding_mask"`` bool or int ``(batch, L)`` (True / 1 on real tokens; default ``token_ids != 0``),
+            as ``PretrainingBatches`` makes them.
         training: dropout on or off.
 
     Returns:
@@ -62,8 +63,10 @@ class BertPretrainer(keras.Model):
         missing = {"token_ids", "segment_ids", "mask_positions"} - set(inputs)
         if missing:
             raise ValueError(f"BertPretrainer inputs lack {sorted(missing)}; got keys {sorted(inputs)}")
-        out = self.backbone({"token_ids": inputs["token_ids"], "segment_ids": inputs["segment_ids"]},
-                            training=training)
+        backbone_inputs = {"token_ids": inputs["token_ids"], "segment_ids": inputs["segment_ids"]}
+        if inputs.get("padding_mask") is not None:
+            backbone_inputs["padding_mask"] = inputs["padding_mask"]
+        out = self.backbone(backbone_inputs, training=training)
         return {"mlm": self.mlm_head(out["sequence_output"], inputs["mask_positions"]),
                 "nsp": self.nsp_head(out["pooled_output"])}
 

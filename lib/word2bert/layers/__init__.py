@@ -2,18 +2,25 @@
 
 ``Attention`` (dot, general, additive scores; chapters 05-06); the Transformer's pieces:
 ``scaled_dot_product_attention``, ``MultiHeadAttention``, ``SinusoidalPositionEncoding``,
-``PositionEmbedding``, ``TokenAndPositionEmbedding``, ``TransformerEncoderBlock`` and
-``TransformerDecoderBlock``. The Transformer, BERT and GPT compose these same layers.
+``PositionEmbedding``, ``ReversibleEmbedding`` (the tied input/output table),
+``TokenAndPositionEmbedding``, ``TransformerEncoderBlock`` and ``TransformerDecoderBlock``. The Transformer, BERT and GPT compose these same layers.
+Helpers they share: ``masking`` (the fill value of a dtype, the masked softmax, merged and causal
+masks), ``checks`` (argument checks) and ``initializers`` (``fresh_copy``).
 """
 from word2bert.layers.attention import SCORES, Attention
+from word2bert.layers.checks import check_length, check_model_dims
+from word2bert.layers.initializers import fresh_copy
+from word2bert.layers.masking import causal_mask, dtype_min, masked_softmax, merge_masks
 from word2bert.layers.multi_head_attention import MultiHeadAttention
 from word2bert.layers.position_embedding import PositionEmbedding
 from word2bert.layers.position_encoding import SinusoidalPositionEncoding, sinusoidal_table
-from word2bert.layers.scaled_dot_product import masked_softmax, scaled_dot_product_attention
+from word2bert.layers.reversible_embedding import ReversibleEmbedding
+from word2bert.layers.scaled_dot_product import scaled_dot_product_attention
 from word2bert.layers.token_and_position_embedding import TokenAndPositionEmbedding
 from word2bert.layers.transformer_decoder import TransformerDecoderBlock
 from word2bert.layers.transformer_encoder import TransformerEncoderBlock
 
-__all__ = ["Attention", "MultiHeadAttention", "PositionEmbedding", "SCORES", "SinusoidalPositionEncoding",
-           "TokenAndPositionEmbedding", "TransformerDecoderBlock", "TransformerEncoderBlock", "masked_softmax",
+__all__ = ["Attention", "MultiHeadAttention", "PositionEmbedding", "ReversibleEmbedding", "SCORES", "SinusoidalPositionEncoding",
+           "TokenAndPositionEmbedding", "TransformerDecoderBlock", "TransformerEncoderBlock", "causal_mask",
+           "check_length", "check_model_dims", "dtype_min", "fresh_copy", "masked_softmax", "merge_masks",
            "scaled_dot_product_attention", "sinusoidal_table"]

@@ -27,6 +27,8 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from word2bert.layers.masking import dtype_min
+
 SCORES = ("dot", "general", "additive")
 
 
@@ -136,7 +138,7 @@ class Attention(keras.layers.Layer):
         e = self.scores(query, value)
         if value_mask is not None:
             keep = ops.cast(value_mask, "bool")[:, None, :]
-            lowest = ops.convert_to_tensor(float(_dtype_min(e.dtype)), dtype=e.dtype)
+            lowest = ops.convert_to_tensor(dtype_min(e.dtype), dtype=e.dtype)
             e = ops.where(keep, e, lowest)
             weights = ops.where(keep, ops.softmax(e, axis=-1), ops.zeros_like(e))
         else:
@@ -188,12 +190,3 @@ def _check_call_shapes(query, value, value_mask, query_mask=None) -> None:
             ok = len(mask_shape) == len(want) and all(g is None or w is None or g == w for g, w in zip(mask_shape, want))
         if not ok:
             raise ValueError(f"{name} must have shape {label} = {want}, got {mask_shape}")
-
-
-def _dtype_min(dtype) -> float:
-    import numpy as np
-
-    name = keras.backend.standardize_dtype(dtype)
-    if name == "bfloat16":
-        return -3.3895313892515355e38
-    return float(np.finfo(name).min)

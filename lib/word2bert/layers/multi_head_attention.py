@@ -19,6 +19,8 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from word2bert.layers.initializers import fresh_copy
+from word2bert.layers.masking import causal_mask, merge_masks
 from word2bert.layers.scaled_dot_product import scaled_dot_product_attention
 
 
@@ -33,7 +35,11 @@ class MultiHeadAttention(keras.layers.Layer):
         dropout: dropout rate on the attention weights (training only).
         use_bias: biases on the four projections (keras's default, True).
         output_shape: size of the output features (default: the query's feature size).
-        kernel_initializer, bias_initializer: as Keras.
+        kernel_initializer, bias_initializer: as Keras; each of the four projections gets its own copy
+            (one seeded initializer object would give W^Q, W^K and W^V the same values).
+        seed: int seed of the attention dropout (as keras's ``seed``); None (default) draws one from
+            Keras's global generator, so ``keras.utils.set_random_seed`` fixes it and every layer of a
+            stack drops different weights.
         **kwargs: the usual ``keras.layers.Layer`` arguments.
 
     Call arguments:
@@ -50,16 +56,20 @@ class MultiHeadAttention(keras.layers.Layer):
         cache: ``(keys, values)`` projected tensors ``(batch, Lc, heads, key_dim/value_dim)``.
         cache_index: int scalar (Python or tensor). With it, ``query``'s Lq new positions are
             written into ``cache`` at ``cache_index .. cache_index + Lq - 1`` (from ``value``/``key``,
-            default ``query``) and attend causally over cache slots ``<= cache_index + i``; the
-            updated cache is returned. Without it, ``cache`` is used as the keys and values as is.
+            default ``query``) and attend causally over cache slots ``<= cache_index + i`` (with or
+            without ``use_causal_mask``: a cache is filled left to right); the updated cache is
+            returned. ``value_mask``/``key_mask`` then cover the cache slots ``(batch, Lc)`` and
+            ``attention_mask`` is ``(batch, Lq, Lc)``; they are combined with the causal mask.
+            Without it, ``cache`` is used as the keys and values as is.
 
     Returns:
         ``output`` ``(batch, Lq, output_shape)``; then the weights if ``return_attention_scores``;
         then the updated cache if ``cache_index`` is given (a tuple when more than one).
 
     Raises:
-        ValueError: ``num_heads``/``key_dim`` < 1, wrong ranks, batch sizes that differ, or no ``value``
-            and no ``cache``.
+        ValueError: ``num_heads``/``key_dim`` < 1, wrong ranks, batch sizes that differ, no ``value``
+            and no ``cache``, a ``cache_index`` without a ``cache``, or a mask whose static shape is not
+            the one listed above.
 
     Example:
         >>> mha = MultiHeadAttention(num_heads=4, key_dim=8)
@@ -71,7 +81,7 @@ class MultiHeadAttention(keras.layers.Layer):
 
     def __init__(self, num_heads: int, key_dim: int, value_dim: int | None = None, dropout: float = 0.0,
                  use_bias: bool = True, output_shape: int | None = None, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", **kwargs):
+                 bias_initializer="zeros", seed: int | None = None, **kwargs):
         super().__init__(**kwargs)
         if num_heads < 1 or key_dim < 1 or (value_dim is not None and value_dim < 1):
             raise ValueError(f"num_heads, key_dim and value_dim must be >= 1, got {num_heads}, {key_dim}, {value_dim}")
@@ -84,13 +94,14 @@ class MultiHeadAttention(keras.layers.Layer):
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
         self.supports_masking = True
-        self.seed_generator = keras.random.SeedGenerator(0) if dropout > 0 else None
+        self.seed = None if seed is None else int(seed)
+        self.seed_generator = keras.random.SeedGenerator(self.seed) if dropout > 0 else None
 
     def _projection(self, name, d_in, heads_dim):
         kernel = self.add_weight(name=f"{name}_kernel", shape=(d_in, self.num_heads, heads_dim),
-                                 initializer=self.kernel_initializer)
+                                 initializer=fresh_copy(self.kernel_initializer))
         bias = self.add_weight(name=f"{name}_bias", shape=(self.num_heads, heads_dim),
-                               initializer=self.bias_initializer) if self.use_bias else None
+                               initializer=fresh_copy(self.bias_initializer)) if self.use_bias else None
         return kernel, bias
 
     def build(self, query_shape, value_shape=None, key_shape=None):
@@ -106,8 +117,8 @@ class MultiHeadAttention(keras.layers.Layer):
         self.wv, self.bv = self._projection("value", value_shape[-1], self.value_dim)
         out = self.output_dim or query_shape[-1]
         self.wo = self.add_weight(name="output_kernel", shape=(self.num_heads, self.value_dim, out),
-                                  initializer=self.kernel_initializer)
-        self.bo = self.add_weight(name="output_bias", shape=(out,), initializer=self.bias_initializer) \
+                                  initializer=fresh_copy(self.kernel_initializer))
+        self.bo = self.add_weight(name="output_bias", shape=(out,), initializer=fresh_copy(self.bias_initializer)) \
             if self.use_bias else None
         self.built = True
 
@@ -136,23 +147,21 @@ class MultiHeadAttention(keras.layers.Layer):
              cache=None, cache_index=None):
         if value is None and cache is None:
             raise ValueError("MultiHeadAttention needs a value (or a precomputed cache)")
+        if cache_index is not None and cache is None:
+            raise ValueError("cache_index was given without a cache: pass cache=(keys, values) as well")
         if len(query.shape) != 3:
             raise ValueError(f"query must have rank 3 (batch, Lq, d), got shape {query.shape}")
         q = self._project(query, self.wq, self.bq)                              # (b, Lq, h, dk)
-        mask = None if attention_mask is None else ops.cast(attention_mask, "bool")
         if key_mask is not None:
             value_mask = key_mask if value_mask is None else ops.logical_and(ops.cast(value_mask, "bool"),
                                                                               ops.cast(key_mask, "bool"))
+        offset = 0
         if cache is not None and cache_index is not None:                       # write, then attend causally
             source = query if value is None else value
             new_k, new_v = self.project_key_value(source, key)
             k = ops.slice_update(cache[0], (0, cache_index, 0, 0), ops.cast(new_k, cache[0].dtype))
             v = ops.slice_update(cache[1], (0, cache_index, 0, 0), ops.cast(new_v, cache[1].dtype))
-            lq, lc = ops.shape(query)[1], ops.shape(k)[1]
-            causal = ops.arange(lc)[None, :] <= (ops.arange(lq)[:, None] + cache_index)
-            mask = causal[None] if mask is None else ops.logical_and(mask, causal[None])
-            cache = (k, v)
-            value_mask = None
+            cache, offset, use_causal_mask = (k, v), cache_index, True
         elif cache is not None:
             k, v = cache
         else:
@@ -160,16 +169,9 @@ class MultiHeadAttention(keras.layers.Layer):
                 raise ValueError(f"query and value must have the same batch size, got {query.shape[0]} "
                                  f"and {value.shape[0]}")
             k, v = self.project_key_value(value, key, value_mask)
-        if value_mask is not None:
-            vm = ops.cast(value_mask, "bool")[:, None, :]
-            mask = vm if mask is None else ops.logical_and(mask, vm)
-        if query_mask is not None:
-            qm = ops.cast(query_mask, "bool")[:, :, None]
-            mask = qm if mask is None else ops.logical_and(mask, qm)
-        if use_causal_mask:
-            lq, lk = ops.shape(q)[1], ops.shape(k)[1]
-            causal = (ops.arange(lk)[None, :] <= ops.arange(lq)[:, None])[None]      # as keras: j <= i
-            mask = causal if mask is None else ops.logical_and(mask, causal)
+        _check_mask_shapes(q, k, query_mask, value_mask, attention_mask)
+        causal = causal_mask(ops.shape(q)[1], ops.shape(k)[1], offset) if use_causal_mask else None
+        mask = merge_masks(query_mask, value_mask, attention_mask, causal)
         heads = [ops.transpose(t, (0, 2, 1, 3)) for t in (q, k, v)]              # (b, h, L, d)
         out, weights = scaled_dot_product_attention(
             *heads, mask=None if mask is None else mask[:, None, :, :],
@@ -193,5 +195,22 @@ class MultiHeadAttention(keras.layers.Layer):
         config.update({"num_heads": self.num_heads, "key_dim": self.key_dim, "value_dim": self.value_dim,
                        "dropout": self.dropout, "use_bias": self.use_bias, "output_shape": self.output_dim,
                        "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
-                       "bias_initializer": keras.initializers.serialize(self.bias_initializer)})
+                       "bias_initializer": keras.initializers.serialize(self.bias_initializer),
+                       "seed": self.seed})
         return config
+
+
+def _check_mask_shapes(q, k, query_mask, key_mask, attention_mask) -> None:
+    """A ValueError for a mask whose static shape cannot be ``(batch, Lq)`` / ``(batch, Lk)`` / ``(batch, Lq, Lk)``."""
+    batch, lq, lk = q.shape[0], q.shape[1], k.shape[1]
+    for name, mask, want in (("query_mask", query_mask, (batch, lq)), ("value_mask/key_mask", key_mask, (batch, lk)),
+                             ("attention_mask", attention_mask, (batch, lq, lk))):
+        shape = getattr(mask, "shape", None)
+        if shape is None:
+            continue
+        shape = tuple(shape)
+        ok = len(shape) == len(want) and all(g is None or w is None or g == w or (i == 0 and g == 1)
+                                             for i, (g, w) in enumerate(zip(shape, want)))
+        if not ok:
+            raise ValueError(f"{name} must have shape {want} (batch, query length, key length as they apply), "
+                             f"got {shape}")

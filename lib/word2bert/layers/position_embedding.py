@@ -8,7 +8,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from word2bert.layers.position_encoding import check_length
+from word2bert.layers.checks import check_length
 
 
 @keras.saving.register_keras_serializable(package="word2bert")

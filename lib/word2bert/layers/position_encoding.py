@@ -14,12 +14,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-
-def check_length(length, max_len: int, start_index=0, what: str = "sequence") -> None:
-    """Raise a ValueError when ``start_index + length`` (static ints) exceeds ``max_len``."""
-    if isinstance(length, int) and isinstance(start_index, int) and start_index + length > max_len:
-        raise ValueError(f"the {what} has {start_index + length} positions (start {start_index} + length {length}) "
-                         f"but max_len is {max_len}")
+from word2bert.layers.checks import check_length
 
 
 def sinusoidal_table(length, depth: int, start_index=0, max_wavelength: float = 10000.0, dtype="float32"):

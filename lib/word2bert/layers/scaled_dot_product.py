@@ -15,31 +15,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from word2bert.layers.attention import _dtype_min
-
-
-def masked_softmax(scores, mask=None):
-    """Softmax over the last axis in float32, with masked entries exactly 0.
-
-    Args:
-        scores: float ``(..., Lq, Lk)`` of any float dtype.
-        mask: optional bool, broadcastable to ``scores``; True = attend (Keras's polarity).
-
-    Returns:
-        float32 weights of ``scores``'s shape; each row sums to 1 over its unmasked entries, and a
-        row with no unmasked entry is all zeros (not NaN, not uniform). The fill value is the
-        lowest float32, never ``-1e9`` added to a float16 tensor: the softmax runs in float32.
-    """
-    scores = ops.cast(scores, "float32")
-    if scores.shape[-1] == 1:   # one key (a first decoding step): weight 1, without keras's size-1 warning
-        weights = ops.ones_like(scores)
-        return weights if mask is None else ops.where(ops.cast(mask, "bool"), weights, ops.zeros_like(weights))
-    if mask is None:
-        return ops.softmax(scores, axis=-1)
-    keep = ops.cast(mask, "bool")
-    lowest = ops.convert_to_tensor(_dtype_min("float32"), dtype="float32")
-    weights = ops.softmax(ops.where(keep, scores, lowest), axis=-1)
-    return ops.where(keep, weights, ops.zeros_like(weights))
+from word2bert.layers.masking import masked_softmax
 
 
 def scaled_dot_product_attention(query, key, value, mask=None, dropout_rate: float = 0.0, training=False,

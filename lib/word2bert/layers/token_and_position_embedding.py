@@ -12,8 +12,11 @@ import math
 import keras
 from keras import ops
 
+from word2bert.layers.checks import check_length
+from word2bert.layers.initializers import fresh_copy
 from word2bert.layers.position_embedding import PositionEmbedding
-from word2bert.layers.position_encoding import SinusoidalPositionEncoding, check_length
+from word2bert.layers.position_encoding import SinusoidalPositionEncoding
+from word2bert.layers.reversible_embedding import ReversibleEmbedding
 
 POSITIONS = ("sinusoidal", "learned")
 
@@ -31,6 +34,10 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         mask_zero: id 0 is padding: the output carries the mask ``ids != 0``.
         embeddings_initializer: of the token table (default: normal with stddev
             ``embedding_dim ** -0.5``, so that scaled embeddings have unit size).
+        position_initializer: of the learned position table (default ``glorot_uniform``, as keras-hub;
+            BERT: its truncated normal); ignored by the sinusoids.
+        The token table is a ``ReversibleEmbedding`` (``self.token_embedding``): a tied output layer
+        computes its logits with ``token_embedding(h, reverse=True)``.
         **kwargs: the usual ``keras.layers.Layer`` arguments.
 
     Call arguments:
@@ -51,7 +58,8 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
     """
 
     def __init__(self, vocab_size: int, max_len: int, embedding_dim: int, position: str = "sinusoidal",
-                 scale_embeddings: bool = True, mask_zero: bool = True, embeddings_initializer=None, **kwargs):
+                 scale_embeddings: bool = True, mask_zero: bool = True, embeddings_initializer=None,
+                 position_initializer="glorot_uniform", **kwargs):
         super().__init__(**kwargs)
         if position not in POSITIONS:
             raise ValueError(f"position must be one of {POSITIONS}, got {position!r}")
@@ -62,10 +70,16 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         self.position, self.scale_embeddings, self.mask_zero = position, bool(scale_embeddings), bool(mask_zero)
         init = embeddings_initializer or keras.initializers.RandomNormal(stddev=embedding_dim ** -0.5)
         self.embeddings_initializer = keras.initializers.get(init)
-        self.token_embedding = keras.layers.Embedding(vocab_size, embedding_dim, embeddings_initializer=init,
-                                                      dtype=self.dtype_policy, name="token_embedding")
-        cls = SinusoidalPositionEncoding if position == "sinusoidal" else PositionEmbedding
-        self.position_encoding = cls(max_len, dtype=self.dtype_policy, name="position_encoding")
+        self.position_initializer = keras.initializers.get(position_initializer)
+        self.token_embedding = ReversibleEmbedding(vocab_size, embedding_dim,
+                                                   embeddings_initializer=fresh_copy(self.embeddings_initializer),
+                                                   dtype=self.dtype_policy, name="token_embedding")
+        if position == "sinusoidal":
+            self.position_encoding = SinusoidalPositionEncoding(max_len, dtype=self.dtype_policy,
+                                                                name="position_encoding")
+        else:
+            self.position_encoding = PositionEmbedding(max_len, initializer=fresh_copy(self.position_initializer),
+                                                       dtype=self.dtype_policy, name="position_encoding")
         self.supports_masking = True
 
     def build(self, input_shape):
@@ -94,5 +108,6 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         config.update({"vocab_size": self.vocab_size, "max_len": self.max_len, "embedding_dim": self.embedding_dim,
                        "position": self.position, "scale_embeddings": self.scale_embeddings,
                        "mask_zero": self.mask_zero,
-                       "embeddings_initializer": keras.initializers.serialize(self.embeddings_initializer)})
+                       "embeddings_initializer": keras.initializers.serialize(self.embeddings_initializer),
+                       "position_initializer": keras.initializers.serialize(self.position_initializer)})
         return config

@@ -47,7 +47,8 @@ class TransformerDecoderBlock(_Sublayers):
 
     Raises:
         ValueError: as ``TransformerEncoderBlock``; a block with cross-attention called without
-            ``encoder_sequence`` or ``cross_attention_cache``; scores and a cache asked together.
+            ``encoder_sequence`` or ``cross_attention_cache``; a block without cross-attention given either;
+            ``self_attention_cache`` without ``cache_index`` or the reverse; scores and a cache asked together.
 
     Example:
         >>> block = TransformerDecoderBlock(intermediate_dim=64, num_heads=4)
@@ -82,6 +83,12 @@ class TransformerDecoderBlock(_Sublayers):
             raise ValueError("ask for attention scores or pass a cache, not both")
         if self.cross_attention and encoder_sequence is None and cross_attention_cache is None:
             raise ValueError("this block has cross-attention: pass encoder_sequence or cross_attention_cache")
+        if not self.cross_attention and (encoder_sequence is not None or cross_attention_cache is not None):
+            raise ValueError("this block was built with cross_attention=False (decoder-only): it takes no "
+                             "encoder_sequence and no cross_attention_cache")
+        if (self_attention_cache is None) != (cache_index is None):
+            raise ValueError("self_attention_cache and cache_index go together: pass both (incremental decoding) "
+                             "or neither")
         mask = decoder_sequence_mask
         scores = {}
 

@@ -10,21 +10,17 @@ from __future__ import annotations
 
 import keras
 
+from word2bert.layers.checks import check_model_dims
+from word2bert.layers.initializers import fresh_copy
 from word2bert.layers.multi_head_attention import MultiHeadAttention
-
-
-def check_model_dims(d_model: int, num_heads: int) -> int:
-    """``d_model // num_heads``; a ValueError when ``num_heads`` does not divide ``d_model``."""
-    if num_heads < 1 or d_model % num_heads:
-        raise ValueError(f"num_heads ({num_heads}) must divide the model width d_model ({d_model})")
-    return d_model // num_heads
 
 
 class _Sublayers(keras.layers.Layer):
     """What both blocks share: the FFN, dropout and the residual + LayerNorm wrapping."""
 
     def __init__(self, intermediate_dim: int, num_heads: int, dropout: float = 0.1, activation: str = "relu",
-                 normalize_first: bool = False, layer_norm_epsilon: float = 1e-5, **kwargs):
+                 normalize_first: bool = False, layer_norm_epsilon: float = 1e-5,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
         super().__init__(**kwargs)
         if intermediate_dim < 1:
             raise ValueError(f"intermediate_dim must be >= 1, got {intermediate_dim}")
@@ -33,23 +29,31 @@ class _Sublayers(keras.layers.Layer):
         self.intermediate_dim, self.num_heads = int(intermediate_dim), int(num_heads)
         self.dropout, self.activation = float(dropout), activation
         self.normalize_first, self.layer_norm_epsilon = bool(normalize_first), float(layer_norm_epsilon)
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.bias_initializer = keras.initializers.get(bias_initializer)
         self.supports_masking = True
+
+    def _initializers(self):
+        """A fresh copy of each initializer, for one sublayer."""
+        return {"kernel_initializer": fresh_copy(self.kernel_initializer),
+                "bias_initializer": fresh_copy(self.bias_initializer)}
 
     def _norm(self, name):
         return keras.layers.LayerNormalization(epsilon=self.layer_norm_epsilon, dtype=self.dtype_policy, name=name)
 
     def _attention(self, d_model, name):
         return MultiHeadAttention(self.num_heads, check_model_dims(d_model, self.num_heads), dropout=self.dropout,
-                                  dtype=self.dtype_policy, name=name)
+                                  dtype=self.dtype_policy, name=name, **self._initializers())
 
     def _build_ffn(self, input_shape):
         d_model = input_shape[-1]
         self.ffn_norm = self._norm("feedforward_norm")
         self.ffn_norm.build(input_shape)
         self.ffn_inner = keras.layers.Dense(self.intermediate_dim, activation=self.activation,
-                                            dtype=self.dtype_policy, name="feedforward_inner")
+                                            dtype=self.dtype_policy, name="feedforward_inner", **self._initializers())
         self.ffn_inner.build(input_shape)
-        self.ffn_outer = keras.layers.Dense(d_model, dtype=self.dtype_policy, name="feedforward_outer")
+        self.ffn_outer = keras.layers.Dense(d_model, dtype=self.dtype_policy, name="feedforward_outer",
+                                            **self._initializers())
         self.ffn_outer.build((*input_shape[:-1], self.intermediate_dim))
         self.dropout_layer = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="dropout")
 
@@ -73,7 +77,9 @@ class _Sublayers(keras.layers.Layer):
         config = super().get_config()
         config.update({"intermediate_dim": self.intermediate_dim, "num_heads": self.num_heads,
                        "dropout": self.dropout, "activation": self.activation,
-                       "normalize_first": self.normalize_first, "layer_norm_epsilon": self.layer_norm_epsilon})
+                       "normalize_first": self.normalize_first, "layer_norm_epsilon": self.layer_norm_epsilon,
+                       "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
+                       "bias_initializer": keras.initializers.serialize(self.bias_initializer)})
         return config
 
 
@@ -88,6 +94,9 @@ class TransformerEncoderBlock(_Sublayers):
         activation: the FFN's (``"relu"``; BERT: ``"gelu"``).
         normalize_first: pre-LN instead of the paper's post-LN.
         layer_norm_epsilon: 1e-5 as keras-hub (BERT: 1e-12).
+        kernel_initializer, bias_initializer: of every kernel and bias of the attention and the FFN (each
+            weight gets its own copy); ``"glorot_uniform"`` / ``"zeros"`` as keras-hub (BERT: a truncated
+            normal with stddev 0.02). The LayerNorms keep ones and zeros.
         **kwargs: the usual ``keras.layers.Layer`` arguments.
 
     Call arguments:

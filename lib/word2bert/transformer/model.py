@@ -10,7 +10,7 @@ from keras import ops
 
 from word2bert.decoding import beam_search, greedy_search
 from word2bert.layers import TokenAndPositionEmbedding, TransformerDecoderBlock, TransformerEncoderBlock
-from word2bert.layers.transformer_encoder import check_model_dims
+from word2bert.layers.checks import check_model_dims
 from word2bert.transformer.decoding import DecoderStack
 
 
@@ -40,9 +40,7 @@ class _Common(DecoderStack):
         """float32 logits ``(batch, T, V)``: ``x E^T + b`` with the target embedding E (tied) or a Dense layer."""
         if self.output_dense is not None:
             return ops.cast(self.output_dense(x), "float32")
-        table = ops.convert_to_tensor(self.target_embedding.token_embedding.embeddings)
-        logits = ops.matmul(x, ops.transpose(ops.cast(table, x.dtype)))
-        return ops.cast(logits, "float32") + ops.cast(self.output_bias, "float32")
+        return self.target_embedding.token_embedding(x, reverse=True) + ops.cast(self.output_bias, "float32")
 
     def _search(self, step_fn, state, rows, start_id, end_id, max_len, beam_width, alpha):
         if beam_width == 1:
