@@ -5,13 +5,19 @@ Transformer to BERT. The packages, in the order data flows through them (each im
 from the ones above it; a test checks this):
 
 - ``word2bert.course``   -- profiles (``pick``), the ``W2B_RESULTS`` contract, the runner, atomic files.
-- ``word2bert.datasets`` -- real, offline corpora (PTB, Wikipedia sample, similarity sets, Ding de-en).
-- ``word2bert.text``     -- the special tokens, ``Vocabulary``, the word tokenizer.
-- ``word2bert.layers``   -- shared Keras layers (``Attention``).
+- ``word2bert.datasets`` -- real, offline corpora (PTB, Wikipedia sample, similarity sets, Ding de-en,
+  the Bibles, BERT's pretraining documents).
+- ``word2bert.text``     -- the special tokens (word level and BERT's), ``Vocabulary``, the word
+  tokenizer, WordPiece and BPE.
+- ``word2bert.batching`` -- ``LengthBatches``, pairs of similar length batched together.
+- ``word2bert.layers``   -- shared Keras layers: ``Attention``, scaled dot-product and multi-head
+  attention, masks, positions, the tied ``ReversibleEmbedding``, the Transformer's encoder and
+  decoder blocks.
 - ``word2bert.decoding`` -- greedy, beam and sampling search over any step function.
-- ``word2bert.metrics``  -- perplexity, BLEU, word-vector evaluation.
+- ``word2bert.metrics``  -- perplexity, BLEU, word-vector evaluation, token-weighted accuracy.
 - models: ``word2bert.lm`` (n-grams, NNLM, LSTM), ``word2bert.word2vec``, ``word2bert.glove``,
-  ``word2bert.seq2seq``; no model package imports another.
+  ``word2bert.seq2seq``, ``word2bert.transformer`` (the Transformer, a decoder-only LM, cached
+  decoding), ``word2bert.bert`` (BERT and its pretraining); no model package imports another.
 - ``word2bert.plots``    -- the figures the chapters share.
 - ``word2bert.setup``    -- a chapter's set-up call (profile, seeds, quiet logging).
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from word2bert.word2vec.sampling import _counts_array
+from word2bert.word2vec.sampling import counts_array
 
 
 @dataclass
@@ -62,7 +62,7 @@ def build_huffman_tree(counts) -> HuffmanTree:
     v = len(counts)
     if counts.ndim != 1 or v < 2:
         raise ValueError(f"counts must be 1-D with at least 2 words, got shape {counts.shape}")
-    counts = _counts_array(counts)
+    counts = counts_array(counts)
     # heap items: (count, order, node); leaves are 0..v-1, inner nodes v..2v-2
     heap = [(c, i, i) for i, c in enumerate(counts)]
     heapq.heapify(heap)

@@ -13,7 +13,7 @@ import numpy as np
 SUBSAMPLE_FORMULAS = ("word2vec.c", "paper")
 
 
-def _counts_array(counts) -> np.ndarray:
+def counts_array(counts) -> np.ndarray:
     """Word counts as float64; ValueError unless every count is finite and >= 0."""
     counts = np.asarray(counts, dtype=np.float64)
     if not np.all(np.isfinite(counts)) or np.any(counts < 0):
@@ -48,7 +48,7 @@ def subsample_keep_prob(counts, sample: float = 1e-3, total: float | None = None
 
     Example: total 1e6, count 5e4, t=1e-3 -> 0.1614 (word2vec.c) or 0.1414 (paper).
     """
-    counts = _counts_array(counts)
+    counts = counts_array(counts)
     if formula not in SUBSAMPLE_FORMULAS:
         raise ValueError(f"formula must be one of {SUBSAMPLE_FORMULAS}, got {formula!r}")
     if not sample >= 0:
@@ -80,7 +80,7 @@ def unigram_probs(counts, power: float = 0.75) -> np.ndarray:
 
     Example: counts [100, 10, 1] -> [0.827, 0.147, 0.026].
     """
-    counts = _counts_array(counts)
+    counts = counts_array(counts)
     if counts.sum() <= 0:
         raise ValueError("counts must be finite and >= 0 with a positive sum")
     weights = counts ** power
