@@ -9,7 +9,7 @@ import pytest
 from word2bert.datasets import wikipedia_texts
 from word2bert.text import (BPETokenizer, WordPieceTokenizer, learn_bpe, normalize, pretokenize, train_bpe,
                             train_wordpiece, word_counts, wordpiece_split)
-from word2bert.text.bpe import END_OF_WORD, learn_bpe_reference
+from word2bert.text.bpe import END_OF_WORD
 
 # comparisons with tensorflow-text and keras-hub and the pure-Python tokenizers do not touch the Keras backend
 from backends import once_on_tensorflow  # noqa: E402
@@ -98,6 +98,36 @@ def test_normalisation_cases():
 
 
 @once_on_tensorflow
+def test_accent_stripping_drops_nonspacing_marks_only_as_tensorflow_text():
+    import tensorflow as tf
+    from tensorflow_text.python.ops.bert_tokenizer import BasicTokenizer
+
+    # Devanagari and Tamil: vowel signs that take space (category Mc) are letters' parts and stay; the
+    # nonspacing anusvara, viramas and Devanagari vowel sign E (Mn) go, as accents do. Tamil "கொ" (Mc) is
+    # NFD-decomposed into two Mc, both kept; Tamil vowel sign U is Mc too.
+    assert pretokenize("हिंदी नमस्ते") == ["\u0939\u093f\u0926\u0940", "\u0928\u092e\u0938\u0924"]
+    assert pretokenize("தமிழ் கொடு") == ["\u0ba4\u0bae\u0bbf\u0bb4", "\u0b95\u0bc6\u0bbe\u0b9f\u0bc1"]
+    assert pretokenize("हिंदी", lowercase=True, strip_accents=False) == ["हिंदी"]
+    # tensorflow-text's BertTokenizer normalisation (case fold, NFD, drop \p{Mn}) on every combining mark
+    marks = [chr(c) for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) in ("Mn", "Mc", "Me")]
+    assert sum(unicodedata.category(m) == "Mc" for m in marks) > 400
+    texts = ["a" + m + "b" for m in marks]
+    theirs = [t.decode() for t in BasicTokenizer(lower_case=True).lower_case(tf.constant(texts)).numpy()]
+    assert [normalize(t) for t in texts] == theirs
+    # the whole pipeline, ids and all, for each combination of lowercasing and accent stripping
+    indic = ["हिंदी नमस्ते दुनिया", "தமிழ் கொடு வணக்கம்", "ক্ষীর বাংলা"]
+    chars = sorted({c for t in indic for v in (normalize(t), normalize(t, True, False), normalize(t, False, True),
+                                              normalize(t, False)) for c in v if not c.isspace()})
+    tok = WordPieceTokenizer(SPECIALS + chars + ["##" + c for c in chars])
+    for lowercase, strip in ((True, True), (True, False), (False, False), (False, True)):
+        variant = WordPieceTokenizer(tok.vocabulary, lowercase=lowercase, strip_accents=strip)
+        full = variant.to_tensorflow_text(pretokenized=False).tokenize(tf.constant(indic))
+        ours = [variant.encode(t) for t in indic]
+        assert full.merge_dims(-2, -1).to_list() == ours, (lowercase, strip)
+        assert variant.unk_token not in variant.decode([i for row in ours for i in row])
+
+
+@once_on_tensorflow
 def test_wordpiece_equals_tensorflow_text_on_held_out_wikipedia():
     import tensorflow as tf
 
@@ -171,6 +201,53 @@ def test_bpe_toy_example_by_hand():
     assert tok.tokenize("widest") == ["w", "i", f"dest{END_OF_WORD}"]
     assert tok.tokenize("lowz") == ["low", "<unk>", END_OF_WORD]  # a character never seen
     assert tok.vocab_size == 4 + 10 + 1 + 10
+
+
+def test_bpe_applies_the_lowest_ranked_merge_first_not_the_leftmost():
+    # merges learned in the order (b, c) then (a, b). In "abc" both pairs are present: rank order merges
+    # b+c first (then "a" + "bc" is no merge); leftmost-first would merge a+b and leave "ab c".
+    tok = BPETokenizer([("b", "c"), ("a", "b")], "abc")
+    assert tok.split_word("abc") == ["a", "bc", END_OF_WORD]
+    assert tok.split_word("abab") == ["ab", "ab", END_OF_WORD]    # only (a, b) applies: both occurrences merge
+    assert tok.split_word("cabc") == ["c", "a", "bc", END_OF_WORD]        # leftmost-first: c ab c </w>
+    assert tok.tokenize("abc cabc") == ["a", "bc", END_OF_WORD, "c", "a", "bc", END_OF_WORD]
+
+
+def learn_bpe_reference(word_counts, num_merges, min_count=2):
+    """The paper's Figure 1 loop, written independently of the library: recount every pair at every merge, take
+    the most frequent (ties: the pair that sorts first), merge it in every word. Slow; for comparison only."""
+    vocab = {tuple(w) + (END_OF_WORD,): c for w, c in word_counts.items()}
+    merges = []
+    for _ in range(num_merges):
+        stats = {}
+        for symbols, c in vocab.items():
+            for pair in zip(symbols, symbols[1:]):
+                stats[pair] = stats.get(pair, 0) + c
+        if not stats:
+            break
+        best = min(stats, key=lambda p: (-stats[p], p))
+        if stats[best] < min_count:
+            break
+        merges.append(best)
+        merged = {}
+        for symbols, c in vocab.items():
+            out, i = [], 0
+            while i < len(symbols):
+                if symbols[i:i + 2] == best:
+                    out.append(best[0] + best[1])
+                    i += 2
+                else:
+                    out.append(symbols[i])
+                    i += 1
+            merged[tuple(out)] = c
+        vocab = merged
+    return merges
+
+
+def test_bpe_reference_loop_on_the_papers_toy_corpus():
+    toy = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+    assert learn_bpe_reference(toy, 10) == learn_bpe(toy, 10)
+    assert ["".join(m) for m in learn_bpe_reference(toy, 3)] == ["es", "est", f"est{END_OF_WORD}"]  # by hand
 
 
 def test_bpe_learner_equals_the_papers_loop_on_real_text():

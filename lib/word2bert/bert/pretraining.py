@@ -254,8 +254,10 @@ class PretrainingBatches(keras.utils.PyDataset):
 
     Returns (``batches[i]``):
         ``(x, y, sample_weight)``: ``x = {"token_ids": int32 (B, L) masked, "segment_ids": int32 (B, L),
-        "mask_positions": int32 (B, P)}``; ``y = {"mlm": int32 (B, P) original ids, "nsp": int32 (B,)}``;
-        ``sample_weight = {"mlm": float32 (B, P), 1 on chosen slots, "nsp": float32 (B,) ones}``.
+        "padding_mask": bool (B, L), "mask_positions": int32 (B, P)}``; ``y = {"mlm": int32 (B, P) original
+        ids, "nsp": int32 (B,)}``; ``sample_weight = {"mlm": float32 (B, P), 1 on chosen slots, "nsp": float32
+        (B,) ones}``. ``padding_mask`` is ``encode_pair``'s, by position: True on the pair's tokens (a ``[PAD]``
+        written in a sentence included), False on the padding after them.
 
     Raises:
         ValueError: the tokenizer has no ``[MASK]``; fewer pairs than one batch; as ``NextSentencePairs``.
@@ -309,13 +311,14 @@ class PretrainingBatches(keras.utils.PyDataset):
         encoded = [self.tokenizer.encode_pair(p.a, p.b, self.max_len) for p in pairs]
         token_ids = np.stack([e["token_ids"] for e in encoded])
         segment_ids = np.stack([e["segment_ids"] for e in encoded])
+        padding_mask = np.stack([e["padding_mask"] for e in encoded])
         masked, positions, labels, weights = mask_tokens(
             token_ids, np.random.default_rng((self._epoch_seed, 1, index)), self.vocab_size, self.special_ids,
             self.mask_id,
             rate=self.rate, max_predictions=self.max_predictions, whole_word=self.whole_word,
             word_starts=~self._continues[token_ids] if self.whole_word else None)
         nsp = np.array([p.label for p in pairs], np.int32)
-        x = {"token_ids": masked, "segment_ids": segment_ids, "mask_positions": positions}
+        x = {"token_ids": masked, "segment_ids": segment_ids, "padding_mask": padding_mask, "mask_positions": positions}
         return x, {"mlm": labels, "nsp": nsp}, {"mlm": weights, "nsp": np.ones(len(pairs), np.float32)}
 
     def on_epoch_begin(self):

@@ -3,9 +3,9 @@ tokenizers of chapter 07 (WordPiece, byte-pair encoding) with BERT's pair format
 """
 from word2bert.text.bpe import BPETokenizer, learn_bpe, train_bpe
 from word2bert.text.normalize import normalize, pretokenize, word_counts
-from word2bert.text.specials import BOS, EOS, PAD, SPECIALS, UNK
+from word2bert.text.specials import BERT_SPECIALS, BOS, EOS, PAD, SPECIALS, UNK
 from word2bert.text.vocab import Vocabulary
-from word2bert.text.wordpiece import BERT_SPECIALS, WordPieceTokenizer, train_wordpiece, wordpiece_split
+from word2bert.text.wordpiece import WordPieceTokenizer, train_wordpiece, wordpiece_split
 from word2bert.text.words import detokenize, tokenize
 
 __all__ = ["BERT_SPECIALS", "BOS", "BPETokenizer", "EOS", "PAD", "SPECIALS", "UNK", "Vocabulary", "WordPieceTokenizer",

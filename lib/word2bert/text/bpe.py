@@ -33,8 +33,8 @@ def learn_bpe(word_counts, num_merges: int, min_count: int = 2) -> list[tuple[st
     """The merges of byte-pair encoding, most frequent pair first.
 
     Counts of adjacent pairs are kept up to date word by word after each merge (only the words holding
-    the merged pair are touched), and the best pair is taken from a heap; ``learn_bpe_reference`` is the
-    paper's loop that recounts everything at every step, for tests.
+    the merged pair are touched), and the best pair is taken from a heap. ``tests/test_subwords.py`` checks
+    it against the paper's loop, which recounts every pair at every step.
 
     Args:
         word_counts: mapping word -> count (``word2bert.text.word_counts`` gives one).
@@ -91,25 +91,6 @@ def learn_bpe(word_counts, num_merges: int, min_count: int = 2) -> list[tuple[st
                 heapq.heappush(heap, (-c, p))
             else:
                 pair_counts.pop(p, None)
-    return merges
-
-
-def learn_bpe_reference(word_counts, num_merges: int, min_count: int = 2) -> list[tuple[str, str]]:
-    """The paper's Figure 1 loop (recount all pairs at every merge), same tie rule: slow, for tests."""
-    vocab = {tuple(w) + (END_OF_WORD,): c for w, c in _check_counts(word_counts)}
-    merges = []
-    for _ in range(num_merges):
-        stats: dict[tuple[str, str], int] = {}
-        for symbols, c in vocab.items():
-            for pair in zip(symbols, symbols[1:]):
-                stats[pair] = stats.get(pair, 0) + c
-        if not stats:
-            break
-        best = min(stats, key=lambda p: (-stats[p], p))
-        if stats[best] < min_count:
-            break
-        merges.append(best)
-        vocab = {tuple(_merge(list(s), best, best[0] + best[1])): c for s, c in vocab.items()}
     return merges
 
 

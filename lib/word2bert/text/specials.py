@@ -1,4 +1,6 @@
-"""The special tokens every word2bert vocabulary and model agrees on: one set, defined once.
+"""The special tokens every word2bert vocabulary and model agrees on: two sets, each defined once.
+
+Word-level vocabularies (``Vocabulary``, the word tokenizer, byte-pair encoding):
 
 ========  =========  ======================================================================
 name      token      meaning
@@ -12,8 +14,24 @@ name      token      meaning
 
 PTB's own stream calls its end marker ``<eos>`` (``datasets.ptb_tokens``); language models
 on PTB pass ``eos="<eos>"``.
+
+BERT's WordPiece vocabularies (``WordPieceTokenizer``, BERT's ``vocab.txt``), in this order as their first
+ids (Devlin et al. 2019, section 3):
+
+=============  ==========  =================================================================
+name           token       meaning
+=============  ==========  =================================================================
+``BERT_PAD``   ``[PAD]``   padding; id 0 (the models' padding mask is False there)
+``BERT_UNK``   ``[UNK]``   a word that WordPiece cannot spell with the vocabulary
+``BERT_CLS``   ``[CLS]``   first token of every input; its final state is the pooled output
+``BERT_SEP``   ``[SEP]``   ends each segment of ``[CLS] A [SEP] B [SEP]``
+``BERT_MASK``  ``[MASK]``  a masked-LM prediction target (80% of the chosen tokens)
+=============  ==========  =================================================================
 """
 from __future__ import annotations
 
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
 SPECIALS = (PAD, UNK, BOS, EOS)
+
+BERT_PAD, BERT_UNK, BERT_CLS, BERT_SEP, BERT_MASK = "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"
+BERT_SPECIALS = (BERT_PAD, BERT_UNK, BERT_CLS, BERT_SEP, BERT_MASK)

@@ -19,6 +19,7 @@ import numpy as np
 
 from word2bert.course.checks import not_a_string
 from word2bert.course.io import atomic_write
+from word2bert.text.specials import PAD, UNK
 
 
 class Vocabulary:
@@ -49,8 +50,8 @@ class Vocabulary:
         tokens: Iterable = (),
         min_count: int = 1,
         max_size: int | None = None,
-        specials: Iterable[str] = ("<pad>", "<unk>"),
-        unk_token: str | None = "<unk>",
+        specials: Iterable[str] = (PAD, UNK),
+        unk_token: str | None = UNK,
     ):
         specials = list(specials)
         if len(set(specials)) != len(specials):
@@ -161,10 +162,10 @@ class Vocabulary:
         """
         import keras
 
-        if self.itos[:2] != ["<pad>", self.unk_token]:
+        if self.itos[:2] != [PAD, self.unk_token]:
             raise ValueError("string_lookup needs specials ('<pad>', '<unk>') at ids 0 and 1")
         return keras.layers.StringLookup(
-            vocabulary=self.itos[2:], mask_token="<pad>", oov_token=self.unk_token, num_oov_indices=1
+            vocabulary=self.itos[2:], mask_token=PAD, oov_token=self.unk_token, num_oov_indices=1
         )
 
     # ------------------------------------------------------------- save / load

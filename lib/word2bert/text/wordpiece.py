@@ -17,13 +17,13 @@ import numpy as np
 
 from word2bert.course.io import atomic_write
 from word2bert.text.normalize import word_counts
+from word2bert.text.specials import BERT_CLS, BERT_MASK, BERT_PAD, BERT_SEP, BERT_SPECIALS, BERT_UNK
 from word2bert.text.subword import SubwordTokenizer, check_vocabulary
 
-BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 _BRACKETED = re.compile(r"^\[[A-Za-z0-9_]+\]$")
 
 
-def wordpiece_split(word: str, vocabulary, unk_token: str = "[UNK]", suffix_indicator: str = "##",
+def wordpiece_split(word: str, vocabulary, unk_token: str = BERT_UNK, suffix_indicator: str = "##",
                     max_bytes_per_word: int = 100) -> list[str]:
     """One word as WordPiece pieces, greedy longest match first (BERT's ``WordpieceTokenizer``).
 
@@ -81,8 +81,8 @@ class WordPieceTokenizer(SubwordTokenizer):
     """
 
     def __init__(self, vocabulary, lowercase: bool = True, strip_accents: bool | None = None, form: str = "NFC",
-                 unk_token: str = "[UNK]", pad_token: str = "[PAD]", cls_token: str = "[CLS]",
-                 sep_token: str = "[SEP]", mask_token: str | None = "[MASK]", suffix_indicator: str = "##",
+                 unk_token: str = BERT_UNK, pad_token: str = BERT_PAD, cls_token: str = BERT_CLS,
+                 sep_token: str = BERT_SEP, mask_token: str | None = BERT_MASK, suffix_indicator: str = "##",
                  max_bytes_per_word: int = 100):
         vocabulary = check_vocabulary(vocabulary)
         specials = [t for t in vocabulary if _BRACKETED.match(t)]
@@ -126,7 +126,14 @@ class WordPieceTokenizer(SubwordTokenizer):
         Returns:
             dict with ``token_ids`` (int32 [max_len]), ``segment_ids`` (int32 [max_len]: 0 for ``[CLS]``,
             ``a`` and the first ``[SEP]``, 1 for ``b`` and its ``[SEP]``, 0 on padding) and
-            ``padding_mask`` (bool [max_len], True on real tokens).
+            ``padding_mask`` (bool [max_len], True on the tokens of the pair, False on the padding added
+            after them).
+
+        The padding mask is set by position, not by id, and it is THE mask: pass it to the model with the
+        ids (``BertBackbone`` and ``BertPretrainer`` take a ``"padding_mask"`` input, as keras-hub's BERT does).
+        A ``[PAD]`` written in the text is a special token, id 0, and a real token of the pair: the padding
+        mask is True there, while a mask computed as ``token_ids != 0`` would hide it ("my [PAD] dog" with
+        ``max_len=6``: ``[1 1 1 1 1 0]`` here, ``[1 1 0 1 1 0]`` by id).
 
         Raises:
             ValueError: ``max_len`` too small to hold the special tokens (3 for a pair, 2 for one text), or a
