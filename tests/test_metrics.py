@@ -1,12 +1,15 @@
 """Tests for word2bert.metrics: BLEU edge values, agreement with sacrebleu's own API and
-with a hand computation, and multi-reference handling."""
+with a hand computation, and multi-reference handling; the token-weighted accuracy by hand over
+batches of different token counts."""
 import math
 
+import keras
 import numpy as np
 import pytest
 import sacrebleu
 
-from word2bert.metrics import bleu_by_bucket, corpus_bleu
+from word2bert.metrics import MaskedAccuracy, bleu_by_bucket, corpus_bleu
+from word2bert.transformer import masked_accuracy
 
 
 def test_identical_is_100():
@@ -87,3 +90,71 @@ def test_chrf_by_hand_and_by_bucket():
         bleu_by_bucket([0, 4], ["a", "b"], ["a", "b"])
     with pytest.raises(ValueError, match="at least one"):
         bleu_by_bucket([], [], [])
+
+
+def _two_uneven_batches():
+    """Batch 1: two rows of 1 real token, both right. Batch 2: two rows of 6 real tokens, 3 of 12 right.
+
+    Epoch accuracy by hand: (2 + 3) / (2 + 12) = 5/14; the mean of the batch shares (1 + 1/4) / 2 = 5/8.
+    """
+    vocab = 5
+    y1 = np.array([[3, 0, 0], [2, 0, 0]], np.int32)
+    guess1 = np.array([[3, 1, 1], [2, 4, 4]])                    # the padded columns are "wrong": never counted
+    y2 = np.array([[1, 2, 3, 4, 1, 2], [2, 2, 2, 2, 2, 2]], np.int32)
+    guess2 = np.array([[1, 2, 0, 0, 0, 0], [2, 0, 0, 0, 0, 0]])  # 2 right in row 0, 1 in row 1
+    return [(np.eye(vocab, dtype="float32")[g] * 3.0, y) for g, y in ((guess1, y1), (guess2, y2))]
+
+
+class _Batches(keras.utils.PyDataset):
+    def __init__(self, batches):
+        super().__init__()
+        self.items = batches
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+
+def test_masked_accuracy_counts_tokens_not_batches():
+    batches = _two_uneven_batches()
+    metric = MaskedAccuracy()
+    for logits, y in batches:
+        metric.update_state(y, logits)
+    assert float(metric.result()) == pytest.approx(5 / 14, rel=1e-6)
+    # through Keras: the epoch value of evaluate is the token share; the metric function averages the batches
+    model = keras.Sequential([keras.layers.Identity()])
+    model.compile(loss=lambda y, p: keras.ops.zeros(()), metrics=[MaskedAccuracy(), masked_accuracy])
+    scores = model.evaluate(_Batches(batches), verbose=0, return_dict=True)
+    assert scores["masked_accuracy"] == pytest.approx(5 / 14, rel=1e-6)
+    per_batch = [float(keras.ops.convert_to_numpy(masked_accuracy(y, logits))) for logits, y in batches]
+    assert per_batch == [1.0, 0.25] and np.mean(per_batch) == pytest.approx(5 / 8)
+    metric.reset_state()
+    assert float(metric.result()) == 0.0
+
+
+def test_masked_accuracy_weights_ignore_class_and_config(tmp_path):
+    (logits1, y1), (logits2, y2) = _two_uneven_batches()
+    # sample weights multiply the padding mask: row 1 of batch 2 (1 of 6 right) weighted 0 -> 2 right of 6
+    metric = MaskedAccuracy()
+    metric.update_state(y2, logits2, sample_weight=np.array([1.0, 0.0], "float32"))
+    assert float(metric.result()) == pytest.approx(2 / 6, rel=1e-6)
+    # ignore_class=None: padding counts too (batch 1's 4 padded slots are wrong: 2 right of 6)
+    every = MaskedAccuracy(ignore_class=None)
+    every.update_state(y1, logits1)
+    assert float(every.result()) == pytest.approx(2 / 6, rel=1e-6)
+    # ignore_class=2: batch 1 keeps its id-3 token and its pads (0), 1 right of 5
+    other = MaskedAccuracy(ignore_class=2)
+    other.update_state(y1, logits1)
+    assert float(other.result()) == pytest.approx(1 / 5, rel=1e-6)
+    rebuilt = keras.metrics.deserialize(keras.metrics.serialize(MaskedAccuracy(ignore_class=None, name="acc")))
+    assert isinstance(rebuilt, MaskedAccuracy) and rebuilt.ignore_class is None and rebuilt.name == "acc"
+    # a model compiled with it saves and loads by the registered name, its settings kept
+    model = keras.Sequential([keras.Input((3, 5)), keras.layers.Identity()])
+    model.compile(loss="sparse_categorical_crossentropy", metrics=[MaskedAccuracy(ignore_class=None, name="acc")])
+    model.save(tmp_path / "m.keras")
+    loaded = keras.saving.load_model(tmp_path / "m.keras")
+    assert loaded.evaluate(logits1, y1, verbose=0, return_dict=True)["acc"] == pytest.approx(2 / 6, rel=1e-6)
+    with pytest.raises(ValueError, match="y_pred must have one more axis"):
+        metric.update_state(y1, logits1[..., 0])

@@ -13,6 +13,8 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from word2bert.metrics.token_accuracy import MaskedAccuracy
+
 
 @keras.saving.register_keras_serializable(package="word2bert")
 class MaskedLMLoss(keras.losses.Loss):
@@ -50,9 +52,10 @@ class MaskedLMLoss(keras.losses.Loss):
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
-class MaskedLMAccuracy(keras.metrics.Metric):
+class MaskedLMAccuracy(MaskedAccuracy):
     """Share of chosen positions whose arg-max prediction is the original token, weighted as ``MaskedLMLoss``.
 
+    ``word2bert.metrics.MaskedAccuracy`` with no ignored class: every slot counts by its weight.
     Accumulates ``sum(hit * w)`` and ``sum(w)`` over the batches of an epoch and returns their ratio,
     so padded slots (w = 0) never count. Compile it under ``weighted_metrics`` so that ``fit`` passes
     the weights.
@@ -66,24 +69,10 @@ class MaskedLMAccuracy(keras.metrics.Metric):
     """
 
     def __init__(self, name: str = "accuracy", **kwargs):
-        super().__init__(name=name, **kwargs)
-        self.hits = self.add_variable(shape=(), initializer="zeros", name="hits", dtype="float32")
-        self.count = self.add_variable(shape=(), initializer="zeros", name="count", dtype="float32")
-
-    def update_state(self, y_true, y_pred, sample_weight=None):
-        labels = ops.cast(y_true, "int32")
-        hits = ops.cast(ops.equal(ops.cast(ops.argmax(y_pred, axis=-1), "int32"), labels), "float32")
-        weights = ops.ones_like(hits) if sample_weight is None else ops.cast(sample_weight, "float32")
-        weights = ops.reshape(weights, ops.shape(hits))
-        self.hits.assign_add(ops.sum(hits * weights))
-        self.count.assign_add(ops.sum(weights))
-
-    def result(self):
-        return ops.divide_no_nan(self.hits, self.count)
-
-    def reset_state(self):
-        self.hits.assign(0.0)
-        self.count.assign(0.0)
+        kwargs.pop("ignore_class", None)
+        super().__init__(ignore_class=None, name=name, **kwargs)
 
     def get_config(self):
-        return {"name": self.name, "dtype": self.dtype}
+        config = super().get_config()
+        config.pop("ignore_class", None)
+        return config

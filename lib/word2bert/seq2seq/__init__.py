@@ -1,11 +1,12 @@
 """Sequence to sequence: translation data for teacher forcing, a GRU encoder-decoder, and the
 prepare -> train -> translate -> BLEU pipeline the translation chapters share.
 """
+from word2bert.batching import LengthBatches
 from word2bert.seq2seq.baselines import NearestSentenceLookup, copy_source
 from word2bert.seq2seq.data import encode_pairs, group_references
 from word2bert.seq2seq.model import Seq2Seq
-from word2bert.seq2seq.pipeline import (LengthBatches, TranslationData, evaluate_translation, length_edges,
-                                        prepare_translation, train_seq2seq)
+from word2bert.seq2seq.pipeline import (TranslationData, evaluate_translation, length_edges, prepare_translation,
+                                        train_seq2seq)
 from word2bert.text.specials import BOS, EOS, PAD, SPECIALS, UNK
 from word2bert.text.words import detokenize, tokenize
 

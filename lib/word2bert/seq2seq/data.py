@@ -1,31 +1,31 @@
 """Translation data for teacher forcing: id arrays from tokenized pairs, references for BLEU."""
 from __future__ import annotations
 
-import numpy as np
-
+from word2bert.batching import teacher_forcing_arrays
 from word2bert.course.checks import not_a_string
 from word2bert.text.specials import BOS, EOS, PAD, SPECIALS
 from word2bert.text.words import detokenize, tokenize
 
 
 def encode_pairs(pairs, src_vocab, tgt_vocab, max_len: int):
-    """Encode tokenized pairs for teacher forcing.
+    """Encode tokenized pairs for teacher forcing (``word2bert.batching.teacher_forcing_arrays``'s policy).
 
     Args:
-        pairs: list of ``(source_tokens, target_tokens)``.
+        pairs: list of ``(source_tokens, target_tokens)``, each side 1..``max_len`` tokens (``prepare_translation``
+            leaves longer pairs out).
         src_vocab, tgt_vocab: ``word2bert.vocab.Vocabulary`` with ``<pad>`` at id 0;
-            the target vocabulary also needs ``<s>`` and ``</s>``.
-        max_len: longest source / target kept (tokens, without ``<s>``/``</s>``);
-            longer sides are cut.
+            the target vocabulary also needs ``<s>`` and ``</s>`` (``word2bert.text.specials``).
+        max_len: longest source / target (tokens, without ``<s>``/``</s>``).
 
     Returns:
         ``(source, decoder_input, decoder_target)``, int32 arrays of shapes
-        ``(N, S)``, ``(N, T + 1)``, ``(N, T + 1)`` (S, T: the longest kept lengths),
+        ``(N, S)``, ``(N, T + 1)``, ``(N, T + 1)`` (S, T: the longest lengths),
         right-padded with 0. ``decoder_input = <s> y``; ``decoder_target = y </s>``.
 
     Raises:
         TypeError: a side of a pair is a string rather than a list of tokens.
-        ValueError: empty ``pairs``, ``max_len`` < 1, ``<pad>`` not id 0, or the target
+        ValueError: empty ``pairs``, ``max_len`` < 1, a side of a pair empty or longer than ``max_len`` (a pair is
+            never cut: a cut target no longer translates its source), ``<pad>`` not id 0, or the target
             vocabulary lacks ``<s>``/``</s>``.
     """
     if not pairs:
@@ -40,20 +40,12 @@ def encode_pairs(pairs, src_vocab, tgt_vocab, max_len: int):
     for i, (s, t) in enumerate(pairs):
         not_a_string(s, f"pairs[{i}][0]", "a list of source tokens (tokenize it first)")
         not_a_string(t, f"pairs[{i}][1]", "a list of target tokens (tokenize it first)")
-    src = [src_vocab.encode(s[:max_len]) for s, _ in pairs]
-    tgt = [tgt_vocab.encode(t[:max_len]) for _, t in pairs]
-    bos, eos = tgt_vocab.token_to_id(BOS), tgt_vocab.token_to_id(EOS)
-    s_len = max(max(len(s) for s in src), 1)
-    t_len = max(len(t) for t in tgt) + 1
-    source = np.zeros((len(pairs), s_len), np.int32)
-    dec_in = np.zeros((len(pairs), t_len), np.int32)
-    dec_out = np.zeros((len(pairs), t_len), np.int32)
-    for i, (s, t) in enumerate(zip(src, tgt)):
-        source[i, : len(s)] = s
-        dec_in[i, 0] = bos
-        dec_in[i, 1 : len(t) + 1] = t
-        dec_out[i, : len(t)] = t
-        dec_out[i, len(t)] = eos
+        if not (0 < len(s) <= max_len and 0 < len(t) <= max_len):
+            raise ValueError(f"pairs[{i}] has {len(s)} source and {len(t)} target tokens: each side needs 1..max_len="
+                             f"{max_len} (leave the others out, as prepare_translation does)")
+    source, dec_in, dec_out, _ = teacher_forcing_arrays(
+        [src_vocab.encode(s) for s, _ in pairs], [tgt_vocab.encode(t) for _, t in pairs],
+        tgt_vocab.token_to_id(BOS), tgt_vocab.token_to_id(EOS), max_len, max_len)
     return source, dec_in, dec_out
 
 

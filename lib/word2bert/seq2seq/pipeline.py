@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import keras
 import numpy as np
 
-from word2bert.batching import LengthBatches
+from word2bert.batching import LengthBatches, pad_rows
 from word2bert.metrics.bleu import bleu_by_bucket, corpus_bleu, corpus_chrf
 from word2bert.seq2seq.data import encode_pairs, group_references
 from word2bert.text.specials import BOS, EOS, SPECIALS
@@ -153,18 +153,19 @@ def prepare_translation(splits: dict, max_len: int, src_vocab_size: int, tgt_voc
         sources, refs = sources[:test_sources], refs[:test_sources]
     if not sources:
         raise ValueError(f"no test source has at most {max_len} tokens")
-    x_test = _encode_sources(sources, src_vocab, tgt_vocab, max_len)
+    x_test = _encode_sources(sources, src_vocab, max_len)
     valid_sources, valid_refs = group_references(splits["valid"], max_len=max_len)
-    x_valid_sources = _encode_sources(valid_sources, src_vocab, tgt_vocab, max_len)
+    x_valid_sources = _encode_sources(valid_sources, src_vocab, max_len)
     return TranslationData(max_len, train, valid, src_vocab, tgt_vocab, x_train, din_train, dout_train, x_valid,
                            din_valid, dout_valid, sources, refs, x_test, tgt_vocab.token_to_id(BOS),
                            tgt_vocab.token_to_id(EOS), valid_sources, valid_refs, x_valid_sources)
 
 
-def _encode_sources(sources, src_vocab, tgt_vocab, max_len):
+def _encode_sources(sources, src_vocab, max_len):
+    """Sentences to translate: int32 ``(N, S)``, each cut to ``max_len`` tokens (``(0, 1)`` for none)."""
     if not sources:
         return np.zeros((0, 1), np.int32)
-    return encode_pairs([(tokenize(s), ["."]) for s in sources], src_vocab, tgt_vocab, max_len)[0]
+    return pad_rows([src_vocab.encode(tokenize(s)[:max_len]) for s in sources])
 
 
 def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, learning_rate: float,

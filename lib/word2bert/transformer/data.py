@@ -1,8 +1,10 @@
 """Subword translation data for the Transformer: WordPiece ids with start/end tokens, training with
 ``fit`` on length-grouped batches, and translation back to text in the form BLEU compares.
 
-The start and end tokens of the target are WordPiece's ``[CLS]`` and ``[SEP]`` (every
-``word2bert.text`` vocabulary has them); id 0 (``[PAD]``) is padding on both sides.
+The start and end tokens of the target are WordPiece's ``[CLS]`` and ``[SEP]`` (the target
+tokenizer's ``cls_token`` and ``sep_token``; ``word2bert.text.BERT_SPECIALS``); id 0 (``[PAD]``) is
+padding on both sides. Pairs become arrays under the length policy of every translation model
+(``word2bert.batching.teacher_forcing_arrays``).
 """
 from __future__ import annotations
 
@@ -11,11 +13,19 @@ import time
 import keras
 import numpy as np
 
-from word2bert.batching import LengthBatches
+from word2bert.batching import LengthBatches, pad_rows, teacher_forcing_arrays
+from word2bert.metrics.token_accuracy import MaskedAccuracy
+from word2bert.text.wordpiece import BERT_SPECIALS
 from word2bert.text.words import detokenize, tokenize
-from word2bert.transformer.training import MaskedCrossEntropy, TransformerSchedule, masked_accuracy
+from word2bert.transformer.training import MaskedCrossEntropy, TransformerSchedule
 
-START, END = "[CLS]", "[SEP]"
+START, END = BERT_SPECIALS[2], BERT_SPECIALS[3]   # "[CLS]", "[SEP]"
+
+
+def _start_end(tokenizer) -> tuple[int, int]:
+    """The target tokenizer's start and end ids: its ``cls_token`` and ``sep_token`` (default ``[CLS]``, ``[SEP]``)."""
+    return (tokenizer.token_to_id(getattr(tokenizer, "cls_token", START)),
+            tokenizer.token_to_id(getattr(tokenizer, "sep_token", END)))
 
 
 def encode_sources(texts, tokenizer, max_len: int) -> np.ndarray:
@@ -28,18 +38,16 @@ def encode_sources(texts, tokenizer, max_len: int) -> np.ndarray:
         raise ValueError(f"max_len must be >= 1, got {max_len}")
     if not texts:
         raise ValueError("encode_sources needs at least one text")
-    ids = [tokenizer.encode(t)[:max_len] or [tokenizer.token_to_id("[UNK]")] for t in texts]
-    out = np.zeros((len(ids), max(len(i) for i in ids)), np.int32)
-    for row, seq in enumerate(ids):
-        out[row, :len(seq)] = seq
-    return out
+    unk = tokenizer.token_to_id(getattr(tokenizer, "unk_token", BERT_SPECIALS[1]))
+    return pad_rows([tokenizer.encode(t)[:max_len] or [unk] for t in texts])
 
 
 def encode_translation_pairs(pairs, source_tokenizer, target_tokenizer, max_len: int):
     """Teacher-forcing arrays of (source, target) text pairs in WordPiece ids.
 
     A pair is kept when its source has 1..``max_len`` pieces and its target 1..``max_len - 1``
-    (room for the start or end token).
+    (room for the start or end token); the others are left out, never cut
+    (``word2bert.batching.teacher_forcing_arrays``).
 
     Args:
         pairs: list of ``(source, target)`` strings.
@@ -55,21 +63,11 @@ def encode_translation_pairs(pairs, source_tokenizer, target_tokenizer, max_len:
     """
     if max_len < 2:
         raise ValueError(f"max_len must be >= 2, got {max_len}")
-    start, end = target_tokenizer.token_to_id(START), target_tokenizer.token_to_id(END)
-    rows, kept = [], []
-    for i, (src, tgt) in enumerate(pairs):
-        s, t = source_tokenizer.encode(src), target_tokenizer.encode(tgt)
-        if 0 < len(s) <= max_len and 0 < len(t) < max_len:
-            rows.append((s, t))
-            kept.append(i)
-    if not rows:
-        raise ValueError(f"no pair has a source of 1..{max_len} and a target of 1..{max_len - 1} pieces")
-    source, dec_in, dec_out = (np.zeros((len(rows), max_len), np.int32) for _ in range(3))
-    for r, (s, t) in enumerate(rows):
-        source[r, :len(s)] = s
-        dec_in[r, 0], dec_in[r, 1:len(t) + 1] = start, t
-        dec_out[r, :len(t)], dec_out[r, len(t)] = t, end
-    return source, dec_in, dec_out, np.asarray(kept)
+    start, end = _start_end(target_tokenizer)
+    sources = [source_tokenizer.encode(src) for src, _ in pairs]
+    targets = [target_tokenizer.encode(tgt) for _, tgt in pairs]
+    # the decoder rows hold the start or end token too: max_len - 1 target pieces fill the model's max_len positions
+    return teacher_forcing_arrays(sources, targets, start, end, max_len, max_len - 1, width=max_len)
 
 
 def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_steps: int,
@@ -79,9 +77,12 @@ def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_
     """Compile and ``fit`` a ``Transformer`` the paper's way; keep the weights of the best validation epoch.
 
     Adam (beta_2 = 0.98, epsilon = 1e-9, as the paper) with ``TransformerSchedule(d_model,
-    warmup_steps, lr_scale)``; ``MaskedCrossEntropy(label_smoothing)``; ``masked_accuracy``;
-    training batches of similar length (``LengthBatches``); validation on the padded arrays (a few
-    batches of widths Keras could take as fixed).
+    warmup_steps, lr_scale)``; ``MaskedCrossEntropy(label_smoothing)``; ``MaskedAccuracy`` (right
+    tokens / real tokens of the epoch, as ``masked_accuracy``); training batches of similar length
+    (``LengthBatches``); validation on the padded arrays (a few batches of widths Keras could take as
+    fixed). Every epoch runs (unless a callback stops training); at the end the weights of the epoch
+    with the lowest ``val_loss`` are restored (``keras.callbacks.EarlyStopping(restore_best_weights=True)``
+    with a patience that never stops, as ``train_seq2seq`` keeps its best epoch).
 
     Args:
         model: a ``Transformer``.
@@ -106,31 +107,13 @@ def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_
     optimizer = keras.optimizers.Adam(TransformerSchedule(model.d_model, warmup_steps, lr_scale), beta_1=0.9,
                                       beta_2=0.98, epsilon=1e-9, clipnorm=clipnorm)
     # jit_compile=False: on CPU, XLA made the train step about 3x slower here (benchmarks/transformer.py)
-    model.compile(optimizer=optimizer, loss=MaskedCrossEntropy(label_smoothing), metrics=[masked_accuracy],
-                  jit_compile=jit_compile)
-    keeper = _KeepBest()
+    model.compile(optimizer=optimizer, loss=MaskedCrossEntropy(label_smoothing),
+                  metrics=[MaskedAccuracy(name="masked_accuracy")], jit_compile=jit_compile)
+    keep_best = keras.callbacks.EarlyStopping("val_loss", patience=epochs, restore_best_weights=True)
     started = time.time()
     history = model.fit(LengthBatches(*train, batch_size, seed=seed), validation_data=((valid[0], valid[1]), valid[2]),
-                        epochs=epochs, verbose=verbose, callbacks=[keeper, *callbacks])
-    keeper.restore(model)
+                        epochs=epochs, verbose=verbose, callbacks=[keep_best, *callbacks])
     return history.history, time.time() - started
-
-
-class _KeepBest(keras.callbacks.Callback):
-    """Remember the weights of the epoch with the lowest validation loss (in memory)."""
-
-    def __init__(self):
-        super().__init__()
-        self.best, self.weights = np.inf, None
-
-    def on_epoch_end(self, epoch, logs=None):
-        loss = (logs or {}).get("val_loss", np.inf)
-        if loss < self.best:
-            self.best, self.weights = loss, self.model.get_weights()
-
-    def restore(self, model):
-        if self.weights is not None:
-            model.set_weights(self.weights)
 
 
 def translate_texts(model, texts, source_tokenizer, target_tokenizer, max_len: int, beam_width: int = 1,
@@ -154,7 +137,7 @@ def translate_texts(model, texts, source_tokenizer, target_tokenizer, max_len: i
     """
     source = encode_sources(list(texts), source_tokenizer, max_len)
     order = np.argsort((source > 0).sum(axis=1), kind="stable")
-    ids = model.translate(source[order], target_tokenizer.token_to_id(START), target_tokenizer.token_to_id(END),
+    ids = model.translate(source[order], *_start_end(target_tokenizer),
                           max_len, beam_width=beam_width, alpha=alpha, batch_size=batch_size, use_cache=use_cache,
                           length_limit=length_limit)
     out = [""] * len(texts)

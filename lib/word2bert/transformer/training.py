@@ -1,10 +1,13 @@
-"""How the Transformer is trained: label-smoothed cross-entropy over the real target tokens, and
-the learning-rate schedule of the paper (Vaswani et al. 2017, sections 5.3 and 5.4).
+"""How the Transformer is trained: label-smoothed cross-entropy over the real target tokens, the
+learning-rate schedule of the paper (Vaswani et al. 2017, sections 5.3 and 5.4), and the accuracy over
+the real target tokens (``MaskedAccuracy``, from ``word2bert.metrics``).
 """
 from __future__ import annotations
 
 import keras
 from keras import ops
+
+from word2bert.metrics.token_accuracy import MaskedAccuracy, token_hits  # noqa: F401 (MaskedAccuracy: re-exported)
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
@@ -98,11 +101,15 @@ class MaskedCrossEntropy(keras.losses.Loss):
 
 @keras.saving.register_keras_serializable(package="word2bert")
 def masked_accuracy(y_true, y_pred):
-    """Share of real (non-pad) target tokens whose arg-max prediction is right: a float32 scalar.
+    """Share of real (non-pad) target tokens of ONE batch whose arg-max prediction is right: a float32 scalar.
 
-    ``y_true`` int ``(batch, T)`` (0 = padding), ``y_pred`` float ``(batch, T, V)``.
+    ``y_true`` int ``(batch, T)`` (0 = padding), ``y_pred`` float ``(batch, T, V)``; 0 for a batch without a
+    real token. For ``compile`` use ``MaskedAccuracy`` (``word2bert.metrics``): Keras averages a metric
+    function's per-batch values, which is not the share of real tokens when batches hold different numbers
+    of them (``LengthBatches``). Kept for one-batch use and for models saved with it.
+
+    Raises:
+        ValueError: ``y_pred`` is not of rank ``y_true``'s + 1.
     """
-    labels = ops.cast(y_true, "int32")
-    real = ops.cast(ops.not_equal(labels, 0), "float32")
-    hits = ops.cast(ops.equal(ops.cast(ops.argmax(y_pred, axis=-1), "int32"), labels), "float32") * real
+    hits, real = token_hits(y_true, y_pred, ignore_class=0)
     return ops.sum(hits) / ops.maximum(ops.sum(real), 1.0)
