@@ -111,6 +111,9 @@ class MaskedLMHead(keras.layers.Layer):
     def compute_output_shape(self, inputs_shape, mask_positions_shape):
         return (*tuple(mask_positions_shape), self.vocab_size)
 
+    def compute_output_spec(self, inputs, mask_positions):
+        return keras.KerasTensor(self.compute_output_shape(inputs.shape, mask_positions.shape), dtype="float32")
+
     def get_config(self):
         config = super().get_config()
         activation = self.activation if isinstance(self.activation, str) else keras.activations.serialize(

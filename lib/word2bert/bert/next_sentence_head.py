@@ -56,6 +56,9 @@ class NextSentenceHead(keras.layers.Layer):
     def compute_output_shape(self, inputs_shape):
         return (inputs_shape[0], self.num_classes)
 
+    def compute_output_spec(self, inputs):
+        return keras.KerasTensor(self.compute_output_shape(inputs.shape), dtype="float32")   # logits: float32
+
     def get_config(self):
         config = super().get_config()
         config.update({"num_classes": self.num_classes,
