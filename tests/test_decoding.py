@@ -1,7 +1,10 @@
 """Tests for word2bert.decoding: beam width 1 is greedy; beam search finds the best
-sequence of a toy model whose sequence probabilities are enumerated by brute force."""
+sequence of a toy model whose sequence probabilities are enumerated by brute force; beam search
+reorders a state of backend tensors as it reorders NumPy arrays, and the Transformer's key/value
+caches stay backend tensors through a whole search."""
 import itertools
 
+import keras
 import numpy as np
 import pytest
 
@@ -9,7 +12,6 @@ from word2bert.decoding import beam_search, greedy_search, length_penalty
 
 from backends import once_on_tensorflow
 
-pytestmark = once_on_tensorflow  # no Keras backend involved: the TensorFlow pass runs it
 
 START, END, A, B = 0, 1, 2, 3
 VOCAB = 4
@@ -58,11 +60,13 @@ def brute_force_best(max_len, alpha):
     return best, best_score
 
 
+@once_on_tensorflow                                        # NumPy only: no Keras backend involved
 def test_greedy_takes_the_locally_best_path():
     out = greedy_search(toy_step, _init(1), 1, START, END, max_len=5)
     assert out == [[A]]  # 0.6 then END 0.4: p = 0.24
 
 
+@once_on_tensorflow                                        # NumPy only: no Keras backend involved
 @pytest.mark.parametrize("alpha", [0.0, 0.6, 1.0])
 def test_beam_finds_the_brute_force_best(alpha):
     expected, expected_score = brute_force_best(max_len=4, alpha=alpha)
@@ -74,6 +78,7 @@ def test_beam_finds_the_brute_force_best(alpha):
         assert expected == [B]  # p(B END) = 0.36 > p(A END) = 0.24: greedy misses it
 
 
+@once_on_tensorflow                                        # NumPy only: no Keras backend involved
 def test_beam_width_one_equals_greedy_on_random_model():
     rng = np.random.default_rng(0)
     batch, vocab, max_len = 8, 7, 6
@@ -90,6 +95,7 @@ def test_beam_width_one_equals_greedy_on_random_model():
     assert any(len(g) == max_len for g in greedy)  # and some run to the length cap
 
 
+@once_on_tensorflow                                        # NumPy only: no Keras backend involved
 def test_bad_arguments():
     with pytest.raises(ValueError, match="beam_width"):
         beam_search(toy_step, _init(1), 1, START, END, 4, beam_width=0)
@@ -99,12 +105,14 @@ def test_bad_arguments():
         greedy_search(toy_step, _init(1), 1, START, END, 0)
 
 
+@once_on_tensorflow                                        # NumPy only: no Keras backend involved
 def test_length_penalty_rejects_negative_alpha():
     np.testing.assert_allclose(length_penalty([1, 7], 1.0), [1.0, 2.0])
     with pytest.raises(ValueError, match="alpha"):
         length_penalty(3, -0.5)
 
 
+@once_on_tensorflow                                        # NumPy only: no Keras backend involved
 def test_step_function_mistakes_get_clear_errors():
     def nan_step(state, last):
         return np.full((len(last), 4), np.nan), state
@@ -172,6 +180,7 @@ def _reference_beam(probs, vocab, k, max_len, alpha):
     return [t for t in best[0] if t != END], score(best)
 
 
+@once_on_tensorflow                                        # NumPy only: no Keras backend involved
 @pytest.mark.parametrize("alpha", [0.6, 1.0])
 def test_beam_search_equals_a_reference_implementation_with_a_narrow_beam(alpha):
     # beam width 2 over 5 tokens: which hypotheses survive matters, so a finished hypothesis whose
@@ -186,6 +195,7 @@ def test_beam_search_equals_a_reference_implementation_with_a_narrow_beam(alpha)
         np.testing.assert_allclose(score, expected_score, rtol=1e-9)
 
 
+@once_on_tensorflow                                        # NumPy only: no Keras backend involved
 def test_sampling_draws_from_the_tempered_distribution_and_stops_at_the_end_token():
     from word2bert.decoding import sample_search
     p = np.array([0.0, 0.1, 0.6, 0.3])            # 0 = start, 1 = end
@@ -204,3 +214,85 @@ def test_sampling_draws_from_the_tempered_distribution_and_stops_at_the_end_toke
     assert all(1 not in r for r in runs) and any(len(r) < 30 for r in runs)
     with pytest.raises(ValueError, match="temperature"):
         sample_search(step, {}, 1, 0, 1, 3, temperature=0)
+
+
+# --------------------------------------------- a state of backend tensors (the Transformer's key/value caches)
+def _is_backend_tensor(x):
+    return not isinstance(x, np.ndarray) and keras.ops.is_tensor(x)
+
+
+def test_beam_reorder_of_backend_tensors_equals_the_numpy_reorder_by_hand():
+    from word2bert.decoding import _take
+
+    rows = np.array([2, 0, 0, 1])                      # beam search's parent rows: row 2, row 0 twice, row 1
+    k = np.arange(12, dtype="float32").reshape(3, 2, 2, 1)         # a cache (batch, slots, heads, key_dim)
+    h = np.array([[0.5], [1.5], [2.5]], "float32")
+    expected_k = np.stack([k[2], k[0], k[0], k[1]])
+    expected_h = np.array([[2.5], [0.5], [0.5], [1.5]], "float32")
+    state = {"cache": (keras.ops.convert_to_tensor(k), [keras.ops.convert_to_tensor(h)]), "index": np.arange(3)}
+    out = _take(state, rows)
+    assert isinstance(out["cache"], tuple) and isinstance(out["cache"][1], list)
+    assert _is_backend_tensor(out["cache"][0]) and _is_backend_tensor(out["cache"][1][0])
+    assert isinstance(out["index"], np.ndarray)
+    np.testing.assert_array_equal(keras.ops.convert_to_numpy(out["cache"][0]), expected_k)
+    np.testing.assert_array_equal(keras.ops.convert_to_numpy(out["cache"][1][0]), expected_h)
+    np.testing.assert_array_equal(out["index"], [2, 0, 0, 1])
+    numpy_out = _take({"cache": (k, [h])}, rows)            # the NumPy path gives the same rows
+    np.testing.assert_array_equal(numpy_out["cache"][0], expected_k)
+    np.testing.assert_array_equal(numpy_out["cache"][1][0], expected_h)
+
+
+@pytest.mark.parametrize("alpha", [0.6, 1.0])
+def test_beam_search_over_a_state_of_backend_tensors_equals_the_reference(alpha):
+    # the random model of the reference test, its state held as backend tensors: beam search must
+    # reorder them exactly as it reorders NumPy arrays, or later steps read the wrong prefixes
+    vocab, k, max_len = 6, 3, 6
+    for seed in range(20):
+        probs, numpy_step = _random_model(seed, vocab)
+        expected, expected_score = _reference_beam(probs, vocab, k, max_len, alpha)
+
+        def tensor_step(state, last_tokens):
+            assert all(_is_backend_tensor(v) for v in state.values())
+            log_probs, new = numpy_step({key: keras.ops.convert_to_numpy(v) for key, v in state.items()},
+                                        np.asarray(last_tokens))
+            return log_probs, {key: keras.ops.convert_to_tensor(v) for key, v in new.items()}
+
+        init = {key: keras.ops.convert_to_tensor(v) for key, v in _init(1).items()}
+        (out,), score = beam_search(tensor_step, init, 1, START, END, max_len, beam_width=k, alpha=alpha,
+                                    return_scores=True)
+        assert out == expected, seed
+        np.testing.assert_allclose(score, expected_score, rtol=1e-9)
+
+
+def _spy_on_caches(step, seen):
+    """``step`` that records, at every call, whether each key/value cache of the state it is given (after the
+    search's reorder) and of the state it returns is a backend tensor."""
+    def spied(state, last_tokens):
+        log_probs, new = step(state, last_tokens)
+        seen.append([_is_backend_tensor(v) for s in (state, new) for key, v in s.items() if key.startswith("self_")])
+        return log_probs, new
+
+    return spied
+
+
+@pytest.mark.parametrize("beam_width", [1, 3])
+def test_transformer_caches_stay_backend_tensors_through_a_search(beam_width):
+    from word2bert.transformer import DecoderOnlyTransformer, Transformer
+
+    keras.utils.set_random_seed(1)
+    sizes = dict(num_layers=2, d_model=8, num_heads=2, intermediate_dim=16, max_len=10)
+    model, lm = Transformer(13, 11, **sizes), DecoderOnlyTransformer(11, **sizes)
+    source = np.array([[3, 4, 5, 6, 0], [12, 11, 10, 9, 8]], np.int32)
+    memory, mask = model.encode_source(source)
+    for m, context, rows in ((model, model.source_context(memory, mask, repeat=beam_width), 2), (lm, None, 1)):
+        step, _ = m.step_functions(context)
+        state = m.decoding_state(rows, 6, use_cache=True)
+        caches = [v for key, v in state.items() if key.startswith("self_")]
+        assert len(caches) == 4 and all(_is_backend_tensor(c) for c in caches)
+        seen = []
+        spied = _spy_on_caches(step, seen)
+        if beam_width == 1:
+            greedy_search(spied, state, rows, start_id=1, end_id=0, max_len=6)
+        else:
+            beam_search(spied, state, rows, start_id=1, end_id=0, max_len=6, beam_width=beam_width)
+        assert len(seen) >= 3 and all(len(s) == 8 and all(s) for s in seen), seen

@@ -15,6 +15,7 @@ from layer_checks import run_layer_test, to_numpy
 from word2bert.layers import (MultiHeadAttention, PositionEmbedding, SinusoidalPositionEncoding,
                               TokenAndPositionEmbedding, TransformerDecoderBlock, TransformerEncoderBlock,
                               masked_softmax, scaled_dot_product_attention)
+from word2bert.metrics import MaskedAccuracy
 from word2bert.transformer import (DecoderOnlyTransformer, MaskedCrossEntropy, Transformer, TransformerSchedule,
                                    masked_accuracy)
 
@@ -644,7 +645,7 @@ def test_transformer_passes_the_shared_layer_test_and_loads_trained(tmp_path):
                    [(src, dec_in)], tmp_path, expected_output_shape=(3, 3, 7), expected_num_trainable_weights=51,
                    fit_data=((src, dec_in), target),
                    compile_kwargs={"optimizer": keras.optimizers.Adam(TransformerSchedule(8, warmup_steps=1)),
-                                   "loss": MaskedCrossEntropy(0.1), "metrics": [masked_accuracy]})
+                                   "loss": MaskedCrossEntropy(0.1), "metrics": [MaskedAccuracy()]})
 
 
 # ---------------------------------------------------------------------- initializers, dropout seeds, cache masks

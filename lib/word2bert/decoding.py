@@ -9,8 +9,9 @@ All three only see a *step function*::
 ``state`` any nest (dict / tuple / list) of arrays whose first axis is the batch. Beam
 search reorders and repeats rows of the state, so every array in it must have that
 leading batch axis (an RNN's hidden state, the encoder outputs and source mask, a
-Transformer's prefix). The LSTM language model, the seq2seq GRU and the Transformer use the
-same functions.
+Transformer's prefix or key/value caches). NumPy arrays are reordered in NumPy and backend
+tensors with ``keras.ops.take``, so a tensor stays a tensor on its device. The LSTM language
+model, the seq2seq GRU and the Transformer use the same functions.
 
 Length normalisation (beam search): hypotheses are ranked by
 ``log P(Y) / lp(Y)`` with GNMT's ``lp(Y) = ((5 + |Y|) / 6) ** alpha`` (Wu et al. 2016,
@@ -21,14 +22,21 @@ penalty). ``alpha = 0`` ranks by the raw log-probability (which favours short ou
 from __future__ import annotations
 
 import numpy as np
+from keras import ops
 
 
 def _take(state, index):
-    """Rows ``index`` of every array in the nest ``state`` (dicts, tuples and lists of arrays)."""
+    """Rows ``index`` (int ``(n,)``) of every array in the nest ``state`` (dicts, tuples and lists of arrays).
+
+    A backend tensor is reordered with ``keras.ops.take`` (it stays a tensor, on its device); anything
+    else (NumPy arrays) with ``numpy.take``.
+    """
     if isinstance(state, dict):
         return {key: _take(value, index) for key, value in state.items()}
     if isinstance(state, (tuple, list)):
         return type(state)(_take(value, index) for value in state)
+    if not isinstance(state, np.ndarray) and ops.is_tensor(state):
+        return ops.take(state, ops.convert_to_tensor(np.asarray(index, np.int32)), axis=0)
     return np.take(np.asarray(state), index, axis=0)
 
 

@@ -1,13 +1,13 @@
 """The Transformer (Vaswani et al. 2017) built from ``word2bert.layers``: the encoder-decoder model,
 a decoder-only model, cached and uncached incremental decoding, the label-smoothed loss and the
-paper's learning-rate schedule.
+paper's learning-rate schedule and the token accuracy (``MaskedAccuracy``).
 """
 from word2bert.transformer.data import (encode_sources, encode_translation_pairs, train_transformer,
                                         translate_texts)
-from word2bert.transformer.decoding import compile_function, run_steps
+from word2bert.transformer.incremental import compile_function, run_steps
 from word2bert.transformer.model import DecoderOnlyTransformer, Transformer
-from word2bert.transformer.training import MaskedCrossEntropy, TransformerSchedule, masked_accuracy
+from word2bert.transformer.training import MaskedAccuracy, MaskedCrossEntropy, TransformerSchedule, masked_accuracy
 
-__all__ = ["DecoderOnlyTransformer", "MaskedCrossEntropy", "Transformer", "TransformerSchedule", "compile_function",
+__all__ = ["DecoderOnlyTransformer", "MaskedAccuracy", "MaskedCrossEntropy", "Transformer", "TransformerSchedule", "compile_function",
            "encode_sources", "encode_translation_pairs", "masked_accuracy", "run_steps", "train_transformer",
            "translate_texts"]

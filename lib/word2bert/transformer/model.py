@@ -11,7 +11,7 @@ from keras import ops
 from word2bert.decoding import beam_search, greedy_search
 from word2bert.layers import TokenAndPositionEmbedding, TransformerDecoderBlock, TransformerEncoderBlock
 from word2bert.layers.checks import check_model_dims
-from word2bert.transformer.decoding import DecoderStack
+from word2bert.transformer.decoder_stack import DecoderStack
 
 
 class _Common(DecoderStack):
@@ -139,6 +139,9 @@ class Transformer(_Common, keras.Model):
     def compute_output_shape(self, input_shape):
         return (*tuple(input_shape[1])[:2], self.tgt_vocab_size)
 
+    def compute_output_spec(self, inputs, training=None):
+        return keras.KerasTensor(self.compute_output_shape((inputs[0].shape, inputs[1].shape)), dtype="float32")
+
     def attention_scores(self, source, decoder_input) -> dict:
         """Every layer's attention weights for one teacher-forced pass, as float32 numpy arrays.
 
@@ -249,6 +252,9 @@ class DecoderOnlyTransformer(_Common, keras.Model):
 
     def compute_output_shape(self, input_shape):
         return (*tuple(input_shape)[:2], self.vocab_size)
+
+    def compute_output_spec(self, inputs, training=None):
+        return keras.KerasTensor(self.compute_output_shape(inputs.shape), dtype="float32")
 
     def generate(self, batch_size: int, start_id: int, end_id: int, max_len: int, beam_width: int = 1,
                  alpha: float = 0.6, use_cache: bool = True) -> list[list[int]]:

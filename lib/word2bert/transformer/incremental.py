@@ -7,10 +7,18 @@ already decoded (they never change: position i only sees positions <= i), so ste
 one new position and attends over t + 1 cached keys; the encoder's keys and values for
 cross-attention are projected once per source sentence. The tokens are the same either way.
 
+The caches are backend tensors from the first step to the last: a step hands them to the compiled
+step and keeps what it returns, and beam search reorders them with ``keras.ops.take``, so they stay
+on the device (a GPU) and are never copied to NumPy. Only the log-probabilities ``(batch, V)`` come
+back to NumPy, for the search.
+
 Both step functions fit ``word2bert.decoding``'s ``step_fn(state, last_tokens)`` interface, so
-greedy and beam search run on either.
+greedy and beam search run on either. Reference: Vaswani et al. (2017), section 3.2.3 (masked
+decoder self-attention makes the cached keys and values of earlier positions final).
 """
 from __future__ import annotations
+
+import time
 
 import keras
 import numpy as np
@@ -35,32 +43,13 @@ def compile_function(fn):
     return fn
 
 
-class DecoderStack:
-    """What the encoder-decoder and the decoder-only Transformer share at decoding time.
+class IncrementalDecoding:
+    """Step functions for ``word2bert.decoding``, mixed into a model with a decoder stack.
 
-    Subclasses set ``self.target_embedding`` (a ``TokenAndPositionEmbedding``), ``self.decoder_blocks``
-    (``TransformerDecoderBlock`` list), ``self.embedding_dropout``, ``self.final_norm`` (a LayerNorm for pre-LN, else None),
-    ``self.max_len`` and implement ``output_logits(x)``.
+    The host class provides ``target_embedding`` (a ``TokenAndPositionEmbedding``), ``decoder_blocks``
+    (``TransformerDecoderBlock`` list), ``final_norm`` (a LayerNorm or None), ``max_len``,
+    ``output_logits(x)`` and ``run_decoder(...)`` (the teacher-forced pass).
     """
-
-    def run_decoder(self, decoder_input, memory=None, memory_mask=None, training=None, return_attention_scores=False,
-                    decoder_mask=None):
-        """Teacher-forced pass: int ``(batch, T)`` -> float32 logits ``(batch, T, V)`` (and the scores).
-
-        ``decoder_mask`` (bool ``(batch, T)``) defaults to ``decoder_input != 0``.
-        """
-        x = self.embedding_dropout(self.target_embedding(decoder_input), training=training)
-        mask = ops.not_equal(decoder_input, 0) if decoder_mask is None else decoder_mask
-        scores = []
-        for block in self.decoder_blocks:
-            out = block(x, memory, decoder_sequence_mask=mask, encoder_sequence_mask=memory_mask,
-                        return_attention_scores=return_attention_scores, training=training)
-            x, s = out if return_attention_scores else (out, None)
-            scores.append(s)
-        if self.final_norm is not None:
-            x = self.final_norm(x)
-        logits = self.output_logits(x)
-        return (logits, scores) if return_attention_scores else logits
 
     # ------------------------------------------------------------ the two step functions
     def _cached_step(self, tokens, index, self_caches, cross_caches, memory_mask):
@@ -84,13 +73,15 @@ class DecoderStack:
         return ops.log_softmax(logits[:, -1, :], axis=-1)
 
     def decoding_state(self, batch_size: int, max_len: int, use_cache: bool = True) -> dict:
-        """The state that changes from step to step, for ``word2bert.decoding`` (numpy arrays, batch first).
+        """The state that changes from step to step, for ``word2bert.decoding`` (batch first).
 
         Args:
             batch_size: rows (``sentences * beam_width`` for beam search); max_len: most tokens decoded
                 (<= the model's ``max_len``).
-            use_cache: key/value caches for ``step`` (``(batch, max_len, heads, key_dim)`` per layer, zeros)
-                or the prefix for ``step_uncached``.
+            use_cache: key/value caches for ``step``: ``self_k{i}`` and ``self_v{i}`` per layer, zero backend
+                tensors ``(batch, max_len, heads, key_dim)`` of the compute dtype; else ``prefix``, int32 numpy
+                ``(batch, max_len)``, for ``step_uncached``. Both have ``index``, int32 numpy ``(batch,)``:
+                the position decoded next (the same in every row).
 
         Raises:
             ValueError: ``max_len`` above the model's.
@@ -107,7 +98,7 @@ class DecoderStack:
         for i, block in enumerate(self.decoder_blocks):
             attn = block.self_attention
             shape = (batch_size, max_len, attn.num_heads, attn.key_dim)
-            state[f"self_k{i}"], state[f"self_v{i}"] = np.zeros(shape, dtype), np.zeros(shape, dtype)
+            state[f"self_k{i}"], state[f"self_v{i}"] = ops.zeros(shape, dtype), ops.zeros(shape, dtype)
         return state
 
     def source_context(self, memory, memory_mask, repeat: int = 1) -> dict:
@@ -130,7 +121,9 @@ class DecoderStack:
     def step_functions(self, context: dict | None = None):
         """``(step, step_uncached)``: freshly compiled ``step_fn(state, last_tokens)`` for ``word2bert.decoding``.
 
-        ``context``: ``source_context(...)`` for an encoder-decoder model (None for decoder-only).
+        ``context``: ``source_context(...)`` for an encoder-decoder model (None for decoder-only). Both return
+        float32 numpy log-probabilities ``(batch, V)``; ``step`` keeps the caches of ``decoding_state`` as backend
+        tensors (the compiled step's outputs, never copied to NumPy).
         """
         n = len(self.decoder_blocks)
         cached = compile_function(self._cached_step)
@@ -146,7 +139,7 @@ class DecoderStack:
                                        ops.convert_to_tensor(np.int32(index)), self_caches, cross, mask)
             new = {**state, "index": state["index"] + 1}
             for i, (k, v) in enumerate(caches):
-                new[f"self_k{i}"], new[f"self_v{i}"] = ops.convert_to_numpy(k), ops.convert_to_numpy(v)
+                new[f"self_k{i}"], new[f"self_v{i}"] = k, v
             return ops.convert_to_numpy(log_probs), new
 
         def step_uncached(state, last_tokens):
@@ -169,8 +162,6 @@ def run_steps(step_fn, state, start_tokens, steps: int):
     Returns:
         ``(tokens, seconds)``: int32 ``(batch, steps)`` and the wall seconds the loop took.
     """
-    import time
-
     tokens = np.asarray(start_tokens, np.int32)
     out = []
     started = time.perf_counter()
