@@ -235,10 +235,10 @@ def test_next_sentence_pairs():
         da, sa = (int(v) for v in p.a[1:].split("s"))
         db, sb = (int(v) for v in p.b[1:].split("s"))
         assert p.doc_a == da and p.doc_b == db
-        if p.label == NOT_NEXT:
+        if p.label == 1:                                     # google-research/bert's label: 1 = "is_random_next"
             assert db != da                                  # NotNext partners always from another document
         else:
-            assert (db, sb) == (da, sa + 1)
+            assert p.label == 0 and (db, sb) == (da, sa + 1)
     with pytest.raises(ValueError, match="at least 2 documents"):
         NextSentencePairs([["one sentence.", "another one.", "a third."]])
 
@@ -523,6 +523,17 @@ def test_every_kernel_of_the_backbone_starts_as_bert_initializes_it():
         assert abs(values.std() - 0.0176) < 0.003 and np.abs(values).max() <= 0.04 + 1e-6, w.path
     biases = [to_numpy(w) for w in backbone.weights if w.path.endswith("bias") and "norm" not in w.path]
     assert biases and all(np.all(b == 0) for b in biases)
+
+
+def test_embedding_dropout_acts_after_the_layer_norm():
+    # BERT: LayerNorm(sum) then dropout, so in training every output is 0 or the inference output / (1 - rate)
+    emb = BertEmbedding(vocab_size=30, hidden_dim=16, max_len=8, dropout=0.5)
+    ids = np.array([[2, 7, 9, 3, 0]], np.int32)
+    inference = to_numpy(emb(ids, training=False))
+    trained = to_numpy(emb(ids, training=True))
+    kept = trained != 0
+    assert 0.2 < kept.mean() < 0.8
+    np.testing.assert_allclose(trained[kept], inference[kept] / 0.5, rtol=1e-5)
 
 
 def test_every_layer_norm_of_the_backbone_uses_its_epsilon():
