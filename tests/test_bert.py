@@ -377,17 +377,16 @@ def _hub_name(path):
     return "/".join([block] + [_HUB_BLOCK.get(p, p) for p in parts[1:]])
 
 
-def test_backbone_equals_keras_hub_with_copied_weights():
+def _twin_backbones(num_layers, max_len, rng):
+    """keras-hub's BertBackbone with random weights, and ours (keras-hub's GELU) with the same weights copied."""
     import keras_hub
     from keras_hub.src.utils.keras_utils import gelu_approximate
 
-    sizes = dict(vocabulary_size=50, num_layers=2, num_heads=2, hidden_dim=16, intermediate_dim=32,
-                 max_sequence_length=12, dropout=0.0)
-    ref = keras_hub.models.BertBackbone(**sizes)
-    ours = BertBackbone(50, 2, 16, 2, 32, max_len=12, dropout=0.0, activation=gelu_approximate)
+    ref = keras_hub.models.BertBackbone(vocabulary_size=50, num_layers=num_layers, num_heads=2, hidden_dim=16,
+                                        intermediate_dim=32, max_sequence_length=max_len, dropout=0.0)
+    ours = BertBackbone(50, num_layers, 16, 2, 32, max_len=max_len, dropout=0.0, activation=gelu_approximate)
     ours.build()
     assert ours.count_params() == ref.count_params()
-    rng = np.random.default_rng(10)
     by_name = {_strip(w.path, ref): w for w in ref.weights}
     for w in ref.weights:
         w.assign(rng.normal(0, 0.3, w.shape).astype("float32"))
@@ -398,6 +397,12 @@ def test_backbone_equals_keras_hub_with_copied_weights():
         values.append(to_numpy(source))
     assert not by_name, sorted(by_name)
     ours.set_weights(values)
+    return ref, ours
+
+
+def test_backbone_equals_keras_hub_with_copied_weights():
+    rng = np.random.default_rng(10)
+    ref, ours = _twin_backbones(2, 12, rng)
     ids = _synthetic_pairs(rng, 3, 10, 50)
     segments = ((np.cumsum(ids == SEP, axis=1) > 0) & (ids != 0)).astype(np.int32)
     expected = ref({"token_ids": ids, "segment_ids": segments, "padding_mask": (ids != 0).astype("int32")})
@@ -546,19 +551,7 @@ def test_every_layer_norm_of_the_backbone_uses_its_epsilon():
 
 
 def test_a_pad_written_in_the_text_is_a_real_token_when_the_padding_mask_is_given():
-    import keras_hub
-    from keras_hub.src.utils.keras_utils import gelu_approximate
-
-    sizes = dict(vocabulary_size=50, num_layers=1, num_heads=2, hidden_dim=16, intermediate_dim=32,
-                 max_sequence_length=8, dropout=0.0)
-    ref = keras_hub.models.BertBackbone(**sizes)
-    ours = BertBackbone(50, 1, 16, 2, 32, max_len=8, dropout=0.0, activation=gelu_approximate)
-    ours.build()
-    rng = np.random.default_rng(12)
-    by_name = {_strip(w.path, ref): w for w in ref.weights}
-    for w in ref.weights:
-        w.assign(rng.normal(0, 0.3, w.shape).astype("float32"))
-    ours.set_weights([to_numpy(by_name[_hub_name(_strip(w.path, ours))]) for w in ours.weights])
+    ref, ours = _twin_backbones(1, 8, np.random.default_rng(12))
     # "[CLS] my [PAD] dog [SEP]" then padding: id 0 at position 2 is a token of the text
     ids = np.array([[CLS, 7, PAD, 9, SEP, 0, 0, 0]], np.int32)
     padding_mask = np.array([[1, 1, 1, 1, 1, 0, 0, 0]], np.int32)

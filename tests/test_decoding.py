@@ -185,11 +185,24 @@ def _reference_beam(probs, vocab, k, max_len, alpha):
 def test_beam_search_equals_a_reference_implementation_with_a_narrow_beam(alpha):
     # beam width 2 over 5 tokens: which hypotheses survive matters, so a finished hypothesis whose
     # length (and so its normalised score) kept growing would crowd out others and change results
-    vocab, k, max_len = 5, 2, 5
-    for seed in range(40):
-        probs, step = _random_model(seed, vocab)
+    _check_beam_against_the_reference(vocab=5, k=2, max_len=5, alpha=alpha, seeds=40)
+
+
+def _check_beam_against_the_reference(vocab, k, max_len, alpha, seeds, as_tensors=False):
+    """Beam search on ``_random_model`` equals ``_reference_beam`` (state as NumPy arrays or backend tensors)."""
+    for seed in range(seeds):
+        probs, numpy_step = _random_model(seed, vocab)
         expected, expected_score = _reference_beam(probs, vocab, k, max_len, alpha)
-        (out,), score = beam_search(step, _init(1), 1, START, END, max_len, beam_width=k, alpha=alpha,
+        step, init = numpy_step, _init(1)
+        if as_tensors:
+            def step(state, last_tokens, numpy_step=numpy_step):
+                assert all(_is_backend_tensor(v) for v in state.values())
+                log_probs, new = numpy_step({key: keras.ops.convert_to_numpy(v) for key, v in state.items()},
+                                            np.asarray(last_tokens))
+                return log_probs, {key: keras.ops.convert_to_tensor(v) for key, v in new.items()}
+
+            init = {key: keras.ops.convert_to_tensor(v) for key, v in init.items()}
+        (out,), score = beam_search(step, init, 1, START, END, max_len, beam_width=k, alpha=alpha,
                                     return_scores=True)
         assert out == expected, seed
         np.testing.assert_allclose(score, expected_score, rtol=1e-9)
@@ -246,22 +259,7 @@ def test_beam_reorder_of_backend_tensors_equals_the_numpy_reorder_by_hand():
 def test_beam_search_over_a_state_of_backend_tensors_equals_the_reference(alpha):
     # the random model of the reference test, its state held as backend tensors: beam search must
     # reorder them exactly as it reorders NumPy arrays, or later steps read the wrong prefixes
-    vocab, k, max_len = 6, 3, 6
-    for seed in range(20):
-        probs, numpy_step = _random_model(seed, vocab)
-        expected, expected_score = _reference_beam(probs, vocab, k, max_len, alpha)
-
-        def tensor_step(state, last_tokens):
-            assert all(_is_backend_tensor(v) for v in state.values())
-            log_probs, new = numpy_step({key: keras.ops.convert_to_numpy(v) for key, v in state.items()},
-                                        np.asarray(last_tokens))
-            return log_probs, {key: keras.ops.convert_to_tensor(v) for key, v in new.items()}
-
-        init = {key: keras.ops.convert_to_tensor(v) for key, v in _init(1).items()}
-        (out,), score = beam_search(tensor_step, init, 1, START, END, max_len, beam_width=k, alpha=alpha,
-                                    return_scores=True)
-        assert out == expected, seed
-        np.testing.assert_allclose(score, expected_score, rtol=1e-9)
+    _check_beam_against_the_reference(vocab=6, k=3, max_len=6, alpha=alpha, seeds=20, as_tensors=True)
 
 
 def _spy_on_caches(step, seen):
