@@ -2,13 +2,14 @@
 with a hand computation, and multi-reference handling; the token-weighted accuracy by hand over
 batches of different token counts."""
 import math
+import time
 
 import keras
 import numpy as np
 import pytest
 import sacrebleu
 
-from word2bert.metrics import MaskedAccuracy, bleu_by_bucket, corpus_bleu
+from word2bert.metrics import BleuCurve, MaskedAccuracy, bleu_by_bucket, corpus_bleu
 from word2bert.transformer import masked_accuracy
 
 
@@ -158,3 +159,40 @@ def test_masked_accuracy_weights_ignore_class_and_config(tmp_path):
     assert loaded.evaluate(logits1, y1, verbose=0, return_dict=True)["acc"] == pytest.approx(2 / 6, rel=1e-6)
     with pytest.raises(ValueError, match="y_pred must have one more axis"):
         metric.update_state(y1, logits1[..., 0])
+
+
+def _tiny_fit(curve, epochs=3, batches=4):
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    x = np.ones((8 * batches, 3), "float32")
+    started = time.perf_counter()
+    model.fit(x, x[:, :1], batch_size=8, epochs=epochs, validation_data=(x, x[:, :1]), verbose=0, callbacks=[curve])
+    return time.perf_counter() - started
+
+
+def test_bleu_curve_scores_every_epoch_and_leaves_scoring_out_of_the_clock():
+    refs = ["the lord is my shepherd", "i shall not want"]
+
+    def translate():
+        time.sleep(0.5)
+        return list(refs)
+
+    curve = BleuCurve(translate, refs, verbose=False)
+    wall = _tiny_fit(curve)
+    assert [p["epochs"] for p in curve.points] == [1, 2, 3]
+    assert [p["bleu"] for p in curve.points] == [100.0] * 3
+    minutes = [p["minutes"] for p in curve.points]
+    assert minutes == sorted(minutes) and minutes[0] > 0
+    assert curve.spent <= wall - 3 * 0.5 + 0.05          # three scorings of 0.5 s are not training time
+
+
+def test_bleu_curve_stops_at_the_budget_part_way_through_an_epoch():
+    curve = BleuCurve(lambda: ["a b c d"], ["a b c x"], minutes=1e-9, verbose=False)
+    _tiny_fit(curve, epochs=5, batches=4)
+    assert len(curve.points) == 1 and curve.points[0]["epochs"] == 0.25   # one batch of four
+    assert 0 < curve.points[0]["bleu"] < 100
+    with pytest.raises(ValueError, match="minutes must be > 0"):
+        BleuCurve(lambda: [], ["a"], minutes=0)
+    with pytest.raises(ValueError, match="at least one reference"):
+        BleuCurve(lambda: [], [])

@@ -17,6 +17,7 @@ from word2bert.layers import (MultiHeadAttention, PositionEmbedding, SinusoidalP
                               masked_softmax, scaled_dot_product_attention)
 from word2bert.metrics import MaskedAccuracy
 from word2bert.transformer import (DecoderOnlyTransformer, MaskedCrossEntropy, Transformer, TransformerSchedule,
+                                   warmup_inverse_sqrt,
                                    masked_accuracy)
 
 
@@ -823,3 +824,41 @@ def test_tied_transformer_logits_use_the_target_table():
     table = to_numpy(model.target_embedding.token_embedding.embeddings)
     model.output_bias.assign(np.arange(30, dtype="float32"))
     np.testing.assert_allclose(to_numpy(model.output_logits(x)), x @ table.T + np.arange(30), atol=1e-5)
+
+
+def test_shared_embeddings_use_one_table_for_source_target_and_output(tmp_path):
+    """Three-way tying (section 3.4): one table fewer than two tied models, the source lookup, the
+    target lookup and the output logits read that one table, and it survives save/load."""
+    kw = dict(num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, max_len=6, dropout=0.0)
+    keras.utils.set_random_seed(0)
+    shared = Transformer(20, 20, share_embeddings=True, **kw)
+    shared.build()
+    apart = Transformer(20, 20, **kw)
+    apart.build()
+    assert apart.count_params() - shared.count_params() == 20 * 8
+    table = shared.source_embedding.token_embedding.embeddings
+    assert shared.target_embedding.token_embedding.embeddings is table
+    table.assign(np.random.default_rng(1).normal(size=(20, 8)).astype("float32"))
+    x = np.random.default_rng(2).normal(size=(1, 3, 8)).astype("float32")
+    np.testing.assert_allclose(to_numpy(shared.output_logits(x)), x @ to_numpy(table).T, atol=1e-5)
+    ids = np.array([[3, 4, 0]], np.int32)
+    np.testing.assert_allclose(to_numpy(shared.source_embedding(ids)), to_numpy(shared.target_embedding(ids)))
+    shared.save(tmp_path / "m.keras")
+    loaded = keras.saving.load_model(tmp_path / "m.keras")
+    assert loaded.share_embeddings and loaded.count_params() == shared.count_params()
+    np.testing.assert_allclose(to_numpy(loaded((ids, ids))), to_numpy(shared((ids, ids))), atol=1e-5)
+    with pytest.raises(ValueError, match="share_embeddings needs one vocabulary"):
+        Transformer(20, 21, share_embeddings=True, **kw)
+
+
+def test_warmup_inverse_sqrt_peaks_where_asked_and_decays_as_one_over_sqrt_step():
+    schedule = warmup_inverse_sqrt(2e-3, 40, d_model=256)
+    rates = to_numpy(schedule(np.arange(0, 400)))
+    assert int(np.argmax(rates)) + 1 == 40
+    np.testing.assert_allclose(rates.max(), 2e-3, rtol=1e-5)
+    np.testing.assert_allclose(rates[19], 2e-3 * 20 / 40, rtol=1e-5)             # linear warm-up
+    np.testing.assert_allclose(rates[159], 2e-3 * (40 / 160) ** 0.5, rtol=1e-5)  # then 1/sqrt(step)
+    np.testing.assert_allclose(to_numpy(warmup_inverse_sqrt(2e-3, 40, d_model=8)(np.arange(400))), rates, rtol=1e-5)
+    for bad in ((0.0, 10), (1e-3, 0)):
+        with pytest.raises(ValueError, match="peak must be > 0"):
+            warmup_inverse_sqrt(*bad)

@@ -10,7 +10,8 @@ from layer_checks import to_numpy
 from word2bert.batching import pad_rows, teacher_forcing_arrays
 from word2bert.seq2seq import SPECIALS, encode_pairs
 from word2bert.text import BERT_SPECIALS, Vocabulary, WordPieceTokenizer
-from word2bert.transformer import Transformer, encode_sources, encode_translation_pairs, train_transformer
+from word2bert.transformer import (Transformer, encode_sources, encode_translation_pairs, train_transformer,
+                                   warmup_inverse_sqrt)
 
 BOS, EOS = 1, 2
 
@@ -126,3 +127,18 @@ def test_train_transformer_keeps_the_best_epoch_and_reports_the_token_share():
         assert history["val_masked_accuracy"][epoch] == pytest.approx(share, rel=1e-5, abs=1e-6)
         gaps.append(abs(share - batch_mean))
     assert max(gaps) > 0.005   # the test can tell the token share from the mean of the two batches' shares
+
+
+def test_train_transformer_uses_the_learning_rate_it_is_given():
+    rng = np.random.default_rng(1)
+    train = _random_arrays(rng, 32, 6, 10, rng.integers(1, 6, 32))
+    model = Transformer(10, 10, num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, dropout=0.0, max_len=6)
+    train_transformer(model, train, train, epochs=1, batch_size=16, warmup_steps=2, verbose=0, learning_rate=3e-4)
+    assert float(to_numpy(model.optimizer.learning_rate)) == pytest.approx(3e-4)
+    schedule = warmup_inverse_sqrt(5e-3, 4, d_model=8)
+    model = Transformer(10, 10, num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, dropout=0.0, max_len=6)
+    train_transformer(model, train, train, epochs=1, batch_size=16, warmup_steps=100, verbose=0,
+                      learning_rate=schedule)
+    assert model.optimizer.learning_rate is not None and model.optimizer._learning_rate is schedule
+    # two steps were taken: the rate is the schedule's at step 2, not the paper's warm-up 100
+    assert float(to_numpy(model.optimizer.learning_rate)) == pytest.approx(5e-3 * 3 / 4, rel=1e-5)

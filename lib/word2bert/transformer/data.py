@@ -73,7 +73,7 @@ def encode_translation_pairs(pairs, source_tokenizer, target_tokenizer, max_len:
 def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_steps: int,
                       label_smoothing: float = 0.1, lr_scale: float = 1.0, clipnorm: float | None = 1.0,
                       seed: int = 0, verbose: int = 2, jit_compile: bool = False,
-                      callbacks=()) -> tuple[dict, float]:
+                      callbacks=(), learning_rate=None) -> tuple[dict, float]:
     """Compile and ``fit`` a ``Transformer`` the paper's way; keep the weights of the best validation epoch.
 
     Adam (beta_2 = 0.98, epsilon = 1e-9, as the paper) with ``TransformerSchedule(d_model,
@@ -91,6 +91,9 @@ def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_
         label_smoothing: eps_ls (0.1 in the paper); clipnorm: gradient clipping (None: off).
         seed: batch order; verbose: ``fit``'s verbosity; jit_compile: ``compile``'s (False: on CPU XLA was
             about 3x slower in ``benchmarks/transformer.py``); callbacks: more ``fit`` callbacks.
+        learning_rate: a float or a ``keras.optimizers.schedules.LearningRateSchedule`` used instead of
+            ``TransformerSchedule`` (then ``warmup_steps`` and ``lr_scale`` are not used), e.g.
+            ``warmup_inverse_sqrt(peak, warmup_steps)``.
 
     Returns:
         ``(history, seconds)``: per-epoch lists (``loss``, ``val_loss``, ``masked_accuracy``, ...) and
@@ -104,7 +107,9 @@ def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_
     for side, size, ids in (("src", model.src_vocab_size, train[0]), ("tgt", model.tgt_vocab_size, train[2])):
         if int(np.max(ids)) >= size:
             raise ValueError(f"the model's {side}_vocab_size is {size} but the data holds id {int(np.max(ids))}")
-    optimizer = keras.optimizers.Adam(TransformerSchedule(model.d_model, warmup_steps, lr_scale), beta_1=0.9,
+    if learning_rate is None:
+        learning_rate = TransformerSchedule(model.d_model, warmup_steps, lr_scale)
+    optimizer = keras.optimizers.Adam(learning_rate, beta_1=0.9,
                                       beta_2=0.98, epsilon=1e-9, clipnorm=clipnorm)
     # jit_compile=False: on CPU, XLA made the train step about 3x slower here (benchmarks/transformer.py)
     model.compile(optimizer=optimizer, loss=MaskedCrossEntropy(label_smoothing),

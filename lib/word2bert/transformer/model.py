@@ -61,6 +61,8 @@ class Transformer(_Common, keras.Model):
         position: ``"sinusoidal"`` (the paper) or ``"learned"``.
         normalize_first: pre-LN blocks (and a final LayerNorm on each stack); default post-LN (the paper).
         tie_embeddings: the output layer is the target embedding transposed, plus a bias (the paper).
+        share_embeddings: one embedding table for source and target (with ``tie_embeddings``, the paper's
+            three-way tying over a shared vocabulary, section 3.4); needs ``src_vocab_size == tgt_vocab_size``.
         activation, layer_norm_epsilon: of the blocks.
         **kwargs: the usual ``keras.Model`` arguments.
 
@@ -72,7 +74,8 @@ class Transformer(_Common, keras.Model):
         float32 logits ``(batch, T, tgt_vocab_size)``.
 
     Raises:
-        ValueError: ``num_heads`` does not divide ``d_model``; sizes < 1; a sequence over ``max_len``.
+        ValueError: ``num_heads`` does not divide ``d_model``; sizes < 1; a sequence over ``max_len``;
+            ``share_embeddings`` with vocabularies of different sizes.
 
     Example:
         >>> model = Transformer(8000, 8000, num_layers=2, d_model=128, num_heads=4, intermediate_dim=512)
@@ -85,8 +88,12 @@ class Transformer(_Common, keras.Model):
                  num_heads: int = 4, intermediate_dim: int = 1024, dropout: float = 0.1, max_len: int = 128,
                  position: str = "sinusoidal", normalize_first: bool = False, tie_embeddings: bool = True,
                  activation: str = "relu", layer_norm_epsilon: float = 1e-5, num_decoder_layers: int | None = None,
-                 **kwargs):
+                 share_embeddings: bool = False, **kwargs):
         super().__init__(**kwargs)
+        if share_embeddings and src_vocab_size != tgt_vocab_size:
+            raise ValueError(f"share_embeddings needs one vocabulary, got src_vocab_size {src_vocab_size} and "
+                             f"tgt_vocab_size {tgt_vocab_size}")
+        self.share_embeddings = bool(share_embeddings)
         self._check_sizes(d_model, num_heads, min(num_layers, num_decoder_layers or num_layers), intermediate_dim,
                           max_len)
         self.src_vocab_size, self.tgt_vocab_size = int(src_vocab_size), int(tgt_vocab_size)
@@ -97,7 +104,8 @@ class Transformer(_Common, keras.Model):
         self.activation, self.layer_norm_epsilon = activation, float(layer_norm_epsilon)
         embed = dict(max_len=max_len, embedding_dim=d_model, position=position, dtype=self.dtype_policy)
         self.source_embedding = TokenAndPositionEmbedding(src_vocab_size, name="source_embedding", **embed)
-        self.target_embedding = TokenAndPositionEmbedding(tgt_vocab_size, name="target_embedding", **embed)
+        self.target_embedding = self.source_embedding if self.share_embeddings else TokenAndPositionEmbedding(
+            tgt_vocab_size, name="target_embedding", **embed)
         self.embedding_dropout = keras.layers.Dropout(dropout, dtype=self.dtype_policy, name="embedding_dropout")
         self.encoder_blocks = [TransformerEncoderBlock(name=f"encoder_{i}", **self._block_kwargs())
                                for i in range(self.num_layers)]
@@ -198,7 +206,8 @@ class Transformer(_Common, keras.Model):
                 "intermediate_dim": self.intermediate_dim, "dropout": self.dropout, "max_len": self.max_len,
                 "position": self.position, "normalize_first": self.normalize_first,
                 "tie_embeddings": self.tie_embeddings, "activation": self.activation,
-                "layer_norm_epsilon": self.layer_norm_epsilon, "num_decoder_layers": self.num_decoder_layers}
+                "layer_norm_epsilon": self.layer_norm_epsilon, "num_decoder_layers": self.num_decoder_layers,
+                "share_embeddings": self.share_embeddings}
 
 
 @keras.saving.register_keras_serializable(package="word2bert")

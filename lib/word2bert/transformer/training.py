@@ -47,6 +47,24 @@ class TransformerSchedule(keras.optimizers.schedules.LearningRateSchedule):
         return {"d_model": self.d_model, "warmup_steps": self.warmup_steps, "scale": self.scale}
 
 
+def warmup_inverse_sqrt(peak: float, warmup_steps: int, d_model: int = 512) -> TransformerSchedule:
+    """The paper's schedule rescaled so that it peaks at ``peak``: linear warm-up, then ``1 / sqrt(step)``.
+
+    ``TransformerSchedule(d_model, warmup_steps, scale)`` with ``scale = peak * sqrt(d_model * warmup_steps)``;
+    the curve no longer depends on ``d_model``, which only names the scale. Lets the warm-up be sized to the
+    steps a run can afford while the peak is chosen on its own.
+
+    Raises:
+        ValueError: ``peak`` <= 0 or ``warmup_steps`` < 1.
+
+    Example:
+        >>> float(warmup_inverse_sqrt(1e-3, 100)(99))   # the peak, 1e-3 at step 100
+    """
+    if not peak > 0 or warmup_steps < 1:
+        raise ValueError(f"peak must be > 0 and warmup_steps >= 1, got {peak}, {warmup_steps}")
+    return TransformerSchedule(d_model, warmup_steps, peak * (d_model * warmup_steps) ** 0.5)
+
+
 def _token_losses(y_true, y_pred, label_smoothing: float):
     """Per-token smoothed cross-entropy ``(batch, T)`` float32 and the mask of real tokens."""
     logits = ops.cast(y_pred, "float32")
