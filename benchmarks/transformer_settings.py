@@ -16,8 +16,7 @@ loss over the real target pieces and greedy BLEU on the first 200 validation ver
 Needs chapter 07's vocabularies of the profile (``models/<profile>/07_wordpiece_{es,en}.txt``); the shared
 vocabulary (8,000 pieces, learned on both sides of the training pairs) is learned here once and kept as
 ``models/<profile>/08_wordpiece_shared.txt``. Writes one JSON line per variant to ``--out`` as soon as it is
-measured (a rerun with ``--only``
-adds to the file), and prints the table chapter 08 prints. The timings assume nothing else runs on the cores.
+measured (a rerun with ``--only`` adds to the file), and prints the table chapter 08 prints. The timings assume nothing else runs on the cores.
 """
 from __future__ import annotations
 
