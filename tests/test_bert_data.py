@@ -3,6 +3,7 @@ segment boundaries, random replacements never drawn from the bracketed (special)
 position that ``PretrainingBatches`` passes on from ``encode_pair``."""
 import keras
 import numpy as np
+import pytest
 
 from backends import once_on_tensorflow
 from word2bert.bert import BertBackbone, BertPretrainer, PretrainingBatches, mask_tokens
@@ -91,3 +92,90 @@ def test_batches_pass_on_the_padding_mask_by_position():
     model.compile(optimizer=keras.optimizers.Adam(1e-3))
     history = model.fit(data, epochs=1, verbose=0)
     assert np.isfinite(history.history["loss"]).all()
+
+
+# ------------------------------------------------------------------ NSP negatives of the same source, packed spans
+def _sourced_documents(rng):
+    from word2bert.datasets.pretraining import Document
+    return [Document(f"{source}/{d}", source, tuple(f"{source}{d}s{s}" for s in range(int(rng.integers(1, 9)))))
+            for source, n in (("wiki", 7), ("bible", 40)) for d in range(n)]
+
+
+@once_on_tensorflow
+def test_same_source_negatives_never_cross_sources_and_any_does():
+    from word2bert.bert import NOT_NEXT, NextSentencePairs
+    docs = _sourced_documents(np.random.default_rng(2))
+    crossed = {}
+    for negatives in ("any", "same_source"):
+        sampler = NextSentencePairs(docs, negatives=negatives)
+        pairs = [p for seed in range(20) for p in sampler.draw(seed) if p.label == NOT_NEXT]
+        assert all(p.doc_a != p.doc_b for p in pairs)
+        crossed[negatives] = np.mean([docs[p.doc_a].source != docs[p.doc_b].source for p in pairs])
+        # the partner sentence belongs to the partner document
+        assert all(p.b in docs[p.doc_b].sentences for p in pairs)
+    assert crossed["same_source"] == 0
+    assert crossed["any"] > 0.1                  # about 7/46 of the Bible's negatives and 40/46 of Wikipedia's
+    with pytest.raises(ValueError, match="only one"):
+        NextSentencePairs(docs[:1] + docs[7:], negatives="same_source")    # one Wikipedia document
+    with pytest.raises(ValueError, match="negatives"):
+        NextSentencePairs(docs, negatives="other")
+
+
+@once_on_tensorflow
+def test_pack_documents_fills_spans_greedily_and_loses_no_text():
+    from word2bert.bert import pack_documents
+    from word2bert.datasets.pretraining import Document
+
+    class Spaces:                                # one token a word: counts are easy to check by hand
+        def encode(self, text):
+            return text.split()
+
+    rng = np.random.default_rng(4)
+    docs = [Document(f"d{d}", "x", tuple(" ".join(WORDS[:int(rng.integers(1, 14))]) for _ in range(int(rng.integers(1, 30)))))
+            for d in range(30)]
+    packed = pack_documents(docs, Spaces(), max_tokens=20)
+    for doc, out in zip(docs, packed):
+        assert (out.id, out.source) == (doc.id, doc.source)
+        assert " ".join(out.sentences) == " ".join(doc.sentences)
+        sizes = [len(s.split()) for s in out.sentences]
+        assert all(n <= 20 for n in sizes)
+        # consecutive sentences, in order; greedy: the sentence after a span would not have fitted in it
+        i = 0
+        for span in out.sentences:
+            j = next(j for j in range(i + 1, len(doc.sentences) + 1) if " ".join(doc.sentences[i:j]) == span)
+            if j < len(doc.sentences):
+                assert len(span.split()) + len(doc.sentences[j].split()) > 20
+            i = j
+        assert i == len(doc.sentences)
+    assert pack_documents([["a b c d e f"]], Spaces(), max_tokens=3) == [["a b c d e f"]]   # too long: kept whole
+    assert pack_documents([["a", "b", "c"]], Spaces(), max_tokens=2) == [["a b", "c"]]
+    with pytest.raises(ValueError, match="max_tokens"):
+        pack_documents(docs, Spaces(), max_tokens=0)
+
+
+def test_pre_ln_backbone_counts_saves_and_differs_from_post_ln(tmp_path):
+    from word2bert.bert import BertConfig
+    config = BertConfig(50, num_layers=2, hidden_dim=16, num_heads=2, intermediate_dim=24, max_len=12,
+                        normalize_first=True)
+    backbone = BertBackbone.from_bert_config(config)
+    rng = np.random.default_rng(0)
+    ids = rng.integers(1, 50, (2, 12)).astype(np.int32)
+    backbone({"token_ids": ids})
+    # weights of unit scale: at BERT's initialisation (0.02) every sublayer adds almost nothing to its input,
+    # and pre-LN and post-LN both return nearly the normalised embeddings
+    backbone.set_weights([rng.normal(0, 0.5, w.shape).astype(w.dtype) for w in backbone.get_weights()])
+    out = keras.ops.convert_to_numpy(backbone({"token_ids": ids})["sequence_output"])
+    assert backbone.count_params() == config.num_parameters() == BertConfig(
+        **{**config.to_dict(), "normalize_first": False}).num_parameters() + 2 * 16
+    assert all(block.normalize_first for block in backbone.encoder_blocks)
+    # post-LN with the same weights (the final LayerNorm left out) computes something else
+    post = BertBackbone.from_bert_config(BertConfig(**{**config.to_dict(), "normalize_first": False}))
+    post({"token_ids": ids})
+    post.set_weights([w for w, v in zip(backbone.get_weights(), backbone.weights) if "final_norm" not in v.path])
+    assert np.abs(keras.ops.convert_to_numpy(post({"token_ids": ids})["sequence_output"]) - out).max() > 1e-2
+    path = tmp_path / "pre_ln.keras"
+    backbone.save(path)
+    loaded = keras.saving.load_model(path)
+    assert loaded.normalize_first
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded({"token_ids": ids})["sequence_output"]), out,
+                               atol=1e-6)

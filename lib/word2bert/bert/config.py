@@ -22,6 +22,9 @@ class BertConfig:
         max_len: positions of the learned position table (512).
         type_vocab_size: segments (2: sentence A and sentence B).
         dropout: on embeddings, attention weights and sublayer outputs (0.1).
+        normalize_first: pre-LN blocks, ``x + f(LN(x))``, and one LayerNorm after the last block (Xiong et
+            al. 2020, "On Layer Normalization in the Transformer Architecture": trains without warm-up
+            trouble at higher learning rates); default False, the paper's post-LN ``LN(x + f(x))``.
 
     Raises:
         ValueError: a size < 1, ``num_heads`` not dividing ``hidden_dim``, dropout outside [0, 1).
@@ -42,6 +45,7 @@ class BertConfig:
     max_len: int = 512
     type_vocab_size: int = 2
     dropout: float = 0.1
+    normalize_first: bool = False
 
     def __post_init__(self):
         sizes = {f: getattr(self, f) for f in ("vocab_size", "num_layers", "hidden_dim", "num_heads",
@@ -75,9 +79,10 @@ class BertConfig:
 
         Embeddings ``(V + max_len + type_vocab_size) H`` and their LayerNorm ``2H``; per layer the four
         attention projections ``4(H^2 + H)``, the feed-forward ``2HI + I + H`` and two LayerNorms ``4H``;
-        the pooler ``H^2 + H``.
+        the pooler ``H^2 + H``; with ``normalize_first`` the final LayerNorm ``2H``.
         """
         h, i = self.hidden_dim, self.intermediate_dim
         embeddings = (self.vocab_size + self.max_len + self.type_vocab_size) * h + 2 * h
         layer = 4 * (h * h + h) + (2 * h * i + i + h) + 4 * h
-        return embeddings + self.num_layers * layer + ((h * h + h) if pooler else 0)
+        final_norm = 2 * h if self.normalize_first else 0
+        return embeddings + self.num_layers * layer + final_norm + ((h * h + h) if pooler else 0)

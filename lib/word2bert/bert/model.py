@@ -32,8 +32,8 @@ class BertBackbone(keras.Model):
     """BERT without a task head: contextual vectors of every token, and the pooled ``[CLS]`` vector.
 
     Args:
-        vocab_size, num_layers, hidden_dim, num_heads, intermediate_dim, max_len, type_vocab_size, dropout:
-            as ``BertConfig`` (``BertBackbone.from_bert_config(config)`` takes one).
+        vocab_size, num_layers, hidden_dim, num_heads, intermediate_dim, max_len, type_vocab_size, dropout,
+        normalize_first: as ``BertConfig`` (``BertBackbone.from_bert_config(config)`` takes one).
         activation: of the feed-forward networks (``"gelu"``, the exact erf form; a callable is accepted,
             e.g. keras-hub's tanh approximation, but then the model cannot be saved by name).
         layer_norm_epsilon: of every LayerNorm (1e-12 as BERT).
@@ -69,7 +69,8 @@ class BertBackbone(keras.Model):
 
     def __init__(self, vocab_size: int, num_layers: int, hidden_dim: int, num_heads: int, intermediate_dim: int,
                  max_len: int = 512, type_vocab_size: int = 2, dropout: float = 0.1, activation="gelu",
-                 layer_norm_epsilon: float = 1e-12, return_dict: bool = True, **kwargs):
+                 layer_norm_epsilon: float = 1e-12, return_dict: bool = True, normalize_first: bool = False,
+                 **kwargs):
         super().__init__(**kwargs)
         check_model_dims(hidden_dim, num_heads)
         if min(num_layers, intermediate_dim) < 1:
@@ -78,14 +79,17 @@ class BertBackbone(keras.Model):
         self.num_heads, self.intermediate_dim, self.max_len = int(num_heads), int(intermediate_dim), int(max_len)
         self.type_vocab_size, self.dropout, self.activation = int(type_vocab_size), float(dropout), activation
         self.layer_norm_epsilon, self.return_dict = float(layer_norm_epsilon), bool(return_dict)
+        self.normalize_first = bool(normalize_first)
         self.embedding = BertEmbedding(vocab_size, hidden_dim, max_len=max_len, type_vocab_size=type_vocab_size,
                                        dropout=dropout, layer_norm_epsilon=layer_norm_epsilon,
                                        dtype=self.dtype_policy, name="embedding")
         self.encoder_blocks = [
             TransformerEncoderBlock(intermediate_dim, num_heads, dropout=dropout, activation=activation,
                                     layer_norm_epsilon=layer_norm_epsilon, kernel_initializer=bert_initializer(),
-                                    dtype=self.dtype_policy, name=f"encoder_{i}")
+                                    normalize_first=self.normalize_first, dtype=self.dtype_policy, name=f"encoder_{i}")
             for i in range(self.num_layers)]
+        self.final_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=self.dtype_policy,
+                                                          name="final_norm") if self.normalize_first else None
         self.pooler = keras.layers.Dense(hidden_dim, activation="tanh", kernel_initializer=bert_initializer(),
                                          dtype=self.dtype_policy, name="pooler")
 
@@ -118,6 +122,8 @@ class BertBackbone(keras.Model):
         x = self.embedding(token_ids, segment_ids, training=training)
         for block in self.encoder_blocks:
             x = block(x, mask=mask, training=training)
+        if self.final_norm is not None:
+            x = self.final_norm(x)
         return x, self.pooler(x[:, 0, :])
 
     def call(self, inputs, training=None):
@@ -139,4 +145,5 @@ class BertBackbone(keras.Model):
                 "hidden_dim": self.hidden_dim, "num_heads": self.num_heads,
                 "intermediate_dim": self.intermediate_dim, "max_len": self.max_len,
                 "type_vocab_size": self.type_vocab_size, "dropout": self.dropout, "activation": activation,
-                "layer_norm_epsilon": self.layer_norm_epsilon, "return_dict": self.return_dict}
+                "layer_norm_epsilon": self.layer_norm_epsilon, "return_dict": self.return_dict,
+                "normalize_first": self.normalize_first}

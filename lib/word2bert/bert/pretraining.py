@@ -10,7 +10,14 @@ data 10 times with different masks for the same reason). With whole-word masking
 release) the pieces of one word (``play ##ing``) are chosen together.
 
 Next-sentence prediction: half of the pairs are a sentence and the one that follows it in its
-document (IsNext), half a sentence and a random sentence of another document (NotNext).
+document (IsNext), half a sentence and a random sentence of another document (NotNext). When the
+documents come from several sources (Wikipedia articles and Bible chapters), a NotNext partner drawn
+from any other document is often of the other source, and "same source, so IsNext" is a shortcut;
+``negatives="same_source"`` draws it from another document of the same source, so that only the
+content can tell the two labels apart.
+
+The paper's "sentences" are spans of text, not linguistic sentences: each segment is filled with
+consecutive sentences up to the sequence length. ``pack_documents`` makes such spans.
 """
 from __future__ import annotations
 
@@ -157,6 +164,56 @@ def _choose_words(eligible, starts, quota, max_predictions, rng):
     return chosen
 
 
+def pack_documents(documents, tokenizer, max_tokens: int):
+    """Join each document's consecutive sentences into spans of at most ``max_tokens`` WordPiece tokens.
+
+    BERT's segments are "an arbitrary span of contiguous text, rather than an actual linguistic
+    sentence": a segment is filled with sentences while they fit, so that a pair wastes little of its
+    length on padding. With ``max_tokens = (L - 3) // 2`` both spans of a pair fit ``[CLS] A [SEP] B [SEP]``
+    of length L uncut.
+
+    Args:
+        documents: as ``NextSentencePairs`` (``Document``\\ s or lists of sentences, each a string).
+        tokenizer: anything with ``encode(text) -> ids`` (a ``WordPieceTokenizer``); spans are counted
+            with it.
+        max_tokens: the most tokens of a span. A sentence longer than that on its own stays a span of its
+            own (``encode_pair`` cuts it to the sequence).
+
+    Returns:
+        a list like ``documents``: a ``Document`` (any NamedTuple with ``sentences``) comes back with the
+        same id and source and ``sentences`` replaced by its spans (a tuple of strings, each the span's
+        sentences joined by one space, in order); a plain list comes back as a list of spans. Joining the
+        spans with spaces gives the sentences joined with spaces: no text is lost or reordered.
+
+    Raises:
+        ValueError: ``max_tokens`` < 1.
+
+    Example:
+        >>> packed = pack_documents(pretraining_documents("train"), tokenizer, max_tokens=61)
+        >>> PretrainingBatches(packed, tokenizer, max_len=125)
+
+    Reference: Devlin et al. (2019), section 3 ("a 'sentence' can be an arbitrary span of contiguous
+    text") and appendix A.2; google-research/bert ``create_instances_from_document``, which also fills
+    each sequence up to its target length.
+    """
+    if int(max_tokens) < 1:
+        raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+    out = []
+    for d in documents:
+        spans, current, size = [], [], 0
+        for sentence in getattr(d, "sentences", d):
+            n = len(tokenizer.encode(sentence))
+            if current and size + n > max_tokens:
+                spans.append(" ".join(current))
+                current, size = [], 0
+            current.append(sentence)
+            size += n
+        if current:
+            spans.append(" ".join(current))
+        out.append(d._replace(sentences=tuple(spans)) if hasattr(d, "_replace") else spans)
+    return out
+
+
 class SentencePairSample(NamedTuple):
     """One next-sentence-prediction example: sentence A, sentence B, the label and both documents' indices."""
 
@@ -172,16 +229,21 @@ class NextSentencePairs:
 
     Args:
         documents: documents with their sentences in order: ``word2bert.datasets.Document``\\ s (anything
-            with a ``sentences`` attribute and an ``id``), or plain lists of sentences (the id is the index).
+            with a ``sentences`` attribute and an ``id``; a ``source`` attribute for
+            ``negatives="same_source"``), or plain lists of sentences (the id is the index, the source None).
             A sentence is anything the tokenizer takes (a string).
+        negatives: where a NotNext partner comes from: ``"any"`` (another document, the paper's rule) or
+            ``"same_source"`` (another document of the same source).
 
     Every sentence that has a successor in its document opens one pair per draw: with probability
     1/2 B is that successor (label ``IS_NEXT`` = 0), otherwise B is a uniformly drawn sentence of a
-    uniformly drawn *other* document (``NOT_NEXT`` = 1).
+    uniformly drawn *other* document (``NOT_NEXT`` = 1), of the same source with ``"same_source"``.
 
     Raises:
         ValueError: fewer than two documents with sentences (NotNext needs another document to draw
-            from), or no document with two sentences (IsNext needs a successor).
+            from), or no document with two sentences (IsNext needs a successor); an unknown
+            ``negatives``; with ``"same_source"``, a source that has a document with a successor but no
+            other document with sentences.
 
     Example:
         >>> pairs = NextSentencePairs(pretraining_documents("train")).draw(np.random.default_rng(0))
@@ -190,10 +252,14 @@ class NextSentencePairs:
     Reference: Devlin et al. (2019), section 3.1, task 2.
     """
 
-    def __init__(self, documents):
+    def __init__(self, documents, negatives: str = "any"):
+        if negatives not in ("any", "same_source"):
+            raise ValueError(f"negatives must be 'any' or 'same_source', got {negatives!r}")
         documents = list(documents)            # read once: a generator would be empty the second time
         docs = [list(getattr(d, "sentences", d)) for d in documents]
         self.ids = [getattr(d, "id", i) for i, d in enumerate(documents)]
+        self.sources = [getattr(d, "source", None) for d in documents]
+        self.negatives = negatives
         self.documents = docs
         nonempty = [i for i, d in enumerate(docs) if d]
         if len(nonempty) < 2:
@@ -203,13 +269,23 @@ class NextSentencePairs:
         self._openers = [(i, j) for i, d in enumerate(docs) for j in range(len(d) - 1)]
         if not self._openers:
             raise ValueError("no document has two sentences: IsNext needs a sentence and its successor")
+        self._by_source = {}
+        if negatives == "same_source":
+            for i in nonempty:
+                self._by_source.setdefault(self.sources[i], []).append(i)
+            self._by_source = {k: np.asarray(v) for k, v in self._by_source.items()}
+            lonely = sorted({str(self.sources[i]) for i, _ in self._openers if len(self._by_source[self.sources[i]]) < 2})
+            if lonely:
+                raise ValueError(f"negatives='same_source' needs at least 2 documents with sentences in every "
+                                 f"source, and {lonely} has only one")
 
     def __len__(self) -> int:
         """Pairs per draw: the number of sentences that have a successor."""
         return len(self._openers)
 
     def _other_document(self, doc: int, rng) -> int:
-        others = self._nonempty[self._nonempty != doc]
+        pool = self._by_source[self.sources[doc]] if self.negatives == "same_source" else self._nonempty
+        others = pool[pool != doc]
         return int(others[rng.integers(len(others))])
 
     def draw(self, rng, shuffle: bool = True) -> list[SentencePairSample]:
@@ -233,7 +309,7 @@ class PretrainingBatches(keras.utils.PyDataset):
     """Batches for ``BertPretrainer.fit``: ``[CLS] A [SEP] B [SEP]`` pairs, masked again every epoch.
 
     Args:
-        documents: as ``NextSentencePairs``.
+        documents: as ``NextSentencePairs`` (``pack_documents`` first to fill each segment with a span).
         tokenizer: a ``word2bert.text.WordPieceTokenizer`` with ``[MASK]`` (pairs are encoded with its
             ``encode_pair(a, b, max_len)``; every bracketed token of its vocabulary is special).
         batch_size: pairs per batch (a global batch: with ``keras.distribution.DataParallel`` it is split
@@ -245,6 +321,7 @@ class PretrainingBatches(keras.utils.PyDataset):
             of epoch e is the same whatever the order in
             which batches are asked for.
         rate, whole_word: as ``mask_tokens``.
+        negatives: as ``NextSentencePairs`` (``"any"`` or ``"same_source"``).
         remask: draw new pairs and masks at every epoch; False keeps epoch 0's (use it for validation
             data, on which ``fit`` also begins an epoch each time, so that its curve compares like with like).
         pairs_per_epoch: use only this many of each epoch's pairs (default all; the last partial batch
@@ -260,7 +337,8 @@ class PretrainingBatches(keras.utils.PyDataset):
         written in a sentence included), False on the padding after them.
 
     Raises:
-        ValueError: the tokenizer has no ``[MASK]``; fewer pairs than one batch; as ``NextSentencePairs``.
+        ValueError: the tokenizer has no ``[MASK]``; fewer pairs than one batch; as ``NextSentencePairs``
+            (``negatives`` included).
 
     Example:
         >>> train = PretrainingBatches(pretraining_documents("train"), tokenizer, batch_size=32, max_len=128)
@@ -271,11 +349,11 @@ class PretrainingBatches(keras.utils.PyDataset):
 
     def __init__(self, documents, tokenizer, batch_size: int = 32, max_len: int = 128,
                  max_predictions: int | None = None, seed: int = 0, rate: float = 0.15, whole_word: bool = False,
-                 remask: bool = True, pairs_per_epoch: int | None = None, **kwargs):
+                 remask: bool = True, pairs_per_epoch: int | None = None, negatives: str = "any", **kwargs):
         super().__init__(**kwargs)
         if getattr(tokenizer, "mask_token", None) is None:
             raise ValueError("the tokenizer has no [MASK] token (mask_token=None)")
-        self.pairs = NextSentencePairs(documents)
+        self.pairs = NextSentencePairs(documents, negatives=negatives)
         self.tokenizer, self.batch_size, self.max_len = tokenizer, int(batch_size), int(max_len)
         self.rate, self.whole_word, self.remask, self.seed = float(rate), bool(whole_word), bool(remask), int(seed)
         self.max_predictions = math.ceil(rate * max_len) if max_predictions is None else int(max_predictions)
