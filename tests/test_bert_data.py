@@ -179,3 +179,20 @@ def test_pre_ln_backbone_counts_saves_and_differs_from_post_ln(tmp_path):
     assert loaded.normalize_first
     np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded({"token_ids": ids})["sequence_output"]), out,
                                atol=1e-6)
+
+
+@once_on_tensorflow
+def test_epoch_pairs_are_the_pairs_the_batches_encode():
+    from word2bert.bert import IS_NEXT, NOT_NEXT
+    rng = np.random.default_rng(1)
+    docs = [[" ".join(rng.choice(WORDS, 5)) for _ in range(6)] for _ in range(12)]
+    tokenizer = WordPieceTokenizer(list(BERT_SPECIALS) + WORDS)
+    batches = PretrainingBatches(docs, tokenizer, batch_size=4, max_len=16, seed=3, pairs_per_epoch=23)
+    assert len(batches.epoch_pairs) == 20
+    for i in range(len(batches)):
+        x, y, _ = batches[i]
+        chunk = batches.epoch_pairs[i * 4:(i + 1) * 4]
+        np.testing.assert_array_equal(y["nsp"], [p.label for p in chunk])
+        for row, p in zip(x["segment_ids"], chunk):        # segment B holds as many tokens as B has words
+            assert int((row == 1).sum()) == len(p.b.split()) + 1
+    assert {p.label for p in batches.epoch_pairs} == {IS_NEXT, NOT_NEXT}

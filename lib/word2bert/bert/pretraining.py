@@ -381,6 +381,12 @@ class PretrainingBatches(keras.utils.PyDataset):
     def __len__(self) -> int:
         return self.pairs_per_epoch // self.batch_size
 
+    @property
+    def epoch_pairs(self) -> list[SentencePairSample]:
+        """The current epoch's pairs in batch order, ``len(self) * batch_size`` of them (the dropped remainder
+        left out): ``batches[i]`` encodes ``epoch_pairs[i * batch_size:(i + 1) * batch_size]``."""
+        return self._epoch_pairs[:len(self) * self.batch_size]
+
     def __getitem__(self, index: int):
         if not 0 <= index < len(self):
             raise IndexError(f"batch {index} of {len(self)}")
