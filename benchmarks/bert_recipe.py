@@ -1,10 +1,11 @@
-"""Chapter 09's pretraining recipe chosen on held-out masked-LM loss: short runs of equal training time.
+"""Chapter 09's pretraining recipe chosen on held-out masked-LM loss: short runs sized to equal training time.
 
 Every variant pretrains a BERT from scratch on chapter 09's training documents (the Wikipedia sample and the
-World English Bible without the translation chapters' evaluation books) for the same number of minutes of
-training on this machine, then is scored on one fixed set of held-out pairs: the held-out documents packed
-into spans of at most 30 pieces, pairs of 64 tokens, NotNext partners from another document of the same
-source, 15% of the pieces masked with one fixed draw. The score that chooses is the held-out masked-LM loss
+World English Bible without the translation chapters' evaluation books) for the steps that fit the same
+number of minutes of training on this machine (the minutes each run really took are recorded), then is
+scored on one fixed set of held-out pairs: the held-out documents packed into spans of at most 30 pieces,
+pairs of 64 tokens, NotNext partners from another document of the same source, 15% of the pieces masked
+with one fixed draw. The score that chooses is the held-out masked-LM loss
 (lower is better); the masked-LM and next-sentence accuracies are printed beside it.
 
 The variants change one thing at a time. The first stage (A-F) compares model sizes and packing (filling
@@ -66,8 +67,6 @@ VARIANTS = {
     "P": ("G, 40% masked, peak 2e-3 (J and H together)", TINY, True, 0.40, 1.0, 2e-3, 0.1, 32, False),
 }
 SEED = {"O": 1}                           # variant: seed of the weights, the draws and the masks (the others: 0)
-MAX_LEN = {}                              # variant: pair length (the others: VALID_LEN)
-PRECISION = {}                            # variant: dtype policy (the others: float32)
 KEYS = ("what", "model", "packed", "mask_rate", "nsp_weight", "peak", "warmup_share", "batch_size", "pre_ln")
 
 
@@ -93,19 +92,19 @@ def data():
 
 def measure(name, minutes, documents, packed, valid, tokenizer):
     from word2bert.bert import BertBackbone, BertPretrainer, PretrainingBatches
-    from word2bert.bert import pack_documents
     seed = SEED.get(name, 0)
     what, model_args, is_packed, rate, nsp_weight, peak, warmup_share, batch, pre_ln = VARIANTS[name]
-    max_len = MAX_LEN.get(name, VALID_LEN)
-    keras.config.set_dtype_policy(PRECISION.get(name, "float32"))
-    if is_packed and max_len != VALID_LEN:
-        packed = {"train": pack_documents(documents["train"], tokenizer, (max_len - 3) // 2)}
-    train = PretrainingBatches(packed["train"] if is_packed else documents["train"], tokenizer, batch_size=batch,
-                               max_len=max_len, seed=seed + 100, rate=rate, negatives="same_source")
+
+    def batches(pairs_per_epoch=None):
+        return PretrainingBatches(packed["train"] if is_packed else documents["train"], tokenizer, batch_size=batch,
+                                  max_len=VALID_LEN, seed=seed + 100, rate=rate, negatives="same_source",
+                                  pairs_per_epoch=pairs_per_epoch)
+
+    train = batches()
 
     def build(total_steps):
         keras.utils.set_random_seed(seed)
-        backbone = BertBackbone(tokenizer.vocab_size, max_len=max_len, dropout=0.0, normalize_first=pre_ln,
+        backbone = BertBackbone(tokenizer.vocab_size, max_len=VALID_LEN, dropout=0.0, normalize_first=pre_ln,
                                 **model_args)
         model = BertPretrainer(backbone)
         model.build()
@@ -126,18 +125,15 @@ def measure(name, minutes, documents, packed, valid, tokenizer):
     step_seconds = (time.perf_counter() - started) / 8
     total_steps = int(minutes * 60 / step_seconds)
     epochs = -(-total_steps // len(train))             # new pairs and masks every epoch: whole epochs only
-    train = PretrainingBatches(packed["train"] if is_packed else documents["train"], tokenizer, batch_size=batch,
-                               max_len=max_len, seed=seed + 100, rate=rate, negatives="same_source",
-                               pairs_per_epoch=total_steps // epochs * batch)
+    train = batches(total_steps // epochs * batch)
     total_steps = epochs * len(train)
     model = build(total_steps)
     started = time.perf_counter()
     model.fit(train, epochs=epochs, verbose=0)
     seconds = time.perf_counter() - started
     scores = model.evaluate(valid, verbose=0, return_dict=True)
-    keras.config.set_dtype_policy("float32")
-    return {"name": name, **dict(zip(KEYS, VARIANTS[name])), "max_len": max_len,
-            "precision": PRECISION.get(name, "float32"), "seed": seed, "parameters": model.backbone.count_params(),
+    return {"name": name, **dict(zip(KEYS, VARIANTS[name])), "max_len": VALID_LEN, "precision": "float32",
+            "seed": seed, "parameters": model.backbone.count_params(),
             "minutes": round(seconds / 60, 2), "steps": total_steps,
             "val_mlm_loss": round(scores["mlm_loss"], 4), "val_mlm_accuracy": round(scores["mlm_accuracy"], 4),
             "val_nsp_accuracy": round(scores["nsp_accuracy"], 4)}
@@ -146,13 +142,14 @@ def measure(name, minutes, documents, packed, valid, tokenizer):
 def table(rows) -> str:
     """The rows as chapter 09 prints them, best held-out masked-LM loss marked."""
     best = min(r["val_mlm_loss"] for r in rows)
-    lines = [f"{'':2s} {'variant':58s} {'params':>7s} {'steps':>6s} {'min':>5s} {'MLM loss':>9s} {'MLM acc':>8s} "
-             f"{'NSP acc':>8s}"]
+    lines = [f"{'':2s} {'variant':48s} {'peak':>6s} {'mask':>5s} {'params':>7s} {'steps':>6s} {'min':>4s} "
+             f"{'MLM loss':>9s} {'MLM acc':>8s} {'NSP acc':>8s}"]
     for r in rows:
         mark = "*" if r["val_mlm_loss"] == best else " "
-        lines.append(f"{r['name']:2s} {r['what'][:58]:58s} {r['parameters'] / 1e6:6.2f}M {r['steps']:6d} "
-                     f"{r['minutes']:5.1f} {r['val_mlm_loss']:8.3f}{mark} {r['val_mlm_accuracy']:8.3f} "
-                     f"{r['val_nsp_accuracy']:8.3f}")
+        what = r["what"].replace("the paper's recipe at chapter 09's first size: ", "paper-like: ")
+        lines.append(f"{r['name']:2s} {what[:48]:48s} {r['peak']:6.0e} {r['mask_rate']:5.0%} "
+                     f"{r['parameters'] / 1e6:6.2f}M {r['steps']:6d} {r['minutes']:4.1f} "
+                     f"{r['val_mlm_loss']:8.3f}{mark} {r['val_mlm_accuracy']:8.3f} {r['val_nsp_accuracy']:8.3f}")
     return "\n".join(lines)
 
 
