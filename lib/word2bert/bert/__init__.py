@@ -1,19 +1,34 @@
 """BERT (Devlin et al. 2019) built from ``word2bert.layers``: the input embeddings, the configurations,
 the encoder with its pooler, the masked-LM and next-sentence heads, the pretraining model, its loss
-and metric, and the pretraining data (sentence pairs, masking, batches for ``fit``).
+and metric, and the pretraining data (sentence pairs, masking, batches for ``fit``); then fine-tuning
+(chapter 10): the classifier, tagger and question-answering heads, their data (first-piece labels,
+document-stride windows, span decoding), the recipe, and the non-neural baselines.
 """
+from word2bert.bert.baselines import MostFrequentTag, bag_of_words_classifier, overlap_classifier, word_overlap
+from word2bert.bert.classifier import BertClassifier
 from word2bert.bert.config import BERT_VOCAB_SIZE, BertConfig
 from word2bert.bert.embedding import BertEmbedding, bert_initializer
+from word2bert.bert.finetuning import copy_backbone, finetuning_optimizer, steps_per_epoch
+from word2bert.bert.finetuning_data import (IGNORE_LABEL, AlignedTags, QAWindows, align_first_pieces, best_spans,
+                                            context_words, decode_answers, encode_texts, qa_windows, word_accuracy)
 from word2bert.bert.masked_lm_head import MaskedLMHead
 from word2bert.bert.model import BertBackbone
 from word2bert.bert.next_sentence_head import IS_NEXT, NOT_NEXT, NextSentenceHead
 from word2bert.bert.pretrainer import BertPretrainer
+from word2bert.bert.qa_baseline import sliding_window_answer, sliding_window_predictions
+from word2bert.bert.question_answerer import BertQuestionAnswerer, SpanLoss
 from word2bert.bert.pretraining import (NextSentencePairs, PretrainingBatches, SentencePairSample, mask_tokens,
                                         pack_documents)
 from word2bert.bert.saved import MODEL_FILE, VOCAB_FILE, load_pretrained
+from word2bert.bert.task_model import BertTaskModel, task_inputs
+from word2bert.bert.token_tagger import BertTokenTagger
 from word2bert.bert.training import MaskedLMAccuracy, MaskedLMLoss
 
-__all__ = ["BERT_VOCAB_SIZE", "BertBackbone", "BertConfig", "BertEmbedding", "BertPretrainer", "IS_NEXT",
+__all__ = ["AlignedTags", "BertClassifier", "BertQuestionAnswerer", "BertTaskModel", "BertTokenTagger",
+           "IGNORE_LABEL", "MostFrequentTag", "QAWindows", "SpanLoss", "align_first_pieces", "bag_of_words_classifier",
+           "best_spans", "context_words", "copy_backbone", "decode_answers", "encode_texts", "finetuning_optimizer",
+           "overlap_classifier", "qa_windows", "sliding_window_answer", "sliding_window_predictions", "steps_per_epoch", "task_inputs", "word_accuracy", "word_overlap",
+           "BERT_VOCAB_SIZE", "BertBackbone", "BertConfig", "BertEmbedding", "BertPretrainer", "IS_NEXT",
            "MODEL_FILE", "MaskedLMAccuracy", "MaskedLMHead", "MaskedLMLoss", "NOT_NEXT", "NextSentenceHead",
            "NextSentencePairs", "PretrainingBatches", "SentencePairSample", "VOCAB_FILE", "bert_initializer",
            "load_pretrained", "mask_tokens", "pack_documents"]

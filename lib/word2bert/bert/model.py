@@ -108,7 +108,7 @@ class BertBackbone(keras.Model):
         self._forward(ids, ids * 0)
         self.built = True
 
-    def _forward(self, token_ids, segment_ids, padding_mask=None, training=None):
+    def _forward(self, token_ids, segment_ids, padding_mask=None, training=None, states=None):
         token_ids = ops.convert_to_tensor(token_ids)
         segment_ids = None if segment_ids is None else ops.convert_to_tensor(segment_ids)
         if padding_mask is None:
@@ -120,11 +120,35 @@ class BertBackbone(keras.Model):
                 raise ValueError(f"padding_mask must have the shape of token_ids {tuple(token_ids.shape)}, got "
                                  f"{tuple(mask.shape)}")
         x = self.embedding(token_ids, segment_ids, training=training)
+        if states is not None:
+            states.append(x)
         for block in self.encoder_blocks:
             x = block(x, mask=mask, training=training)
+            if states is not None:
+                states.append(x)
         if self.final_norm is not None:
             x = self.final_norm(x)
+            if states is not None:
+                states[-1] = x
         return x, self.pooler(x[:, 0, :])
+
+    def hidden_states(self, inputs, training=None) -> list:
+        """Every layer's token vectors: ``[embedding output, block 1, ..., block num_layers]``.
+
+        Args:
+            inputs, training: as ``call``.
+
+        Returns:
+            a list of ``num_layers + 1`` float tensors ``(batch, L, hidden_dim)``; the last is ``call``'s
+            ``sequence_output`` (after the final LayerNorm when ``normalize_first``). What a feature-based use
+            of BERT reads (Devlin et al. 2019, section 5.3 and table 7: the last four layers concatenated).
+
+        Raises:
+            ValueError: as ``call``.
+        """
+        states: list = []
+        self._forward(*split_inputs(inputs), training=training, states=states)
+        return states
 
     def call(self, inputs, training=None):
         sequence, pooled = self._forward(*split_inputs(inputs), training=training)

@@ -1,0 +1,286 @@
+"""Labelled data in the shapes BERT's task heads read (Devlin et al. 2019, section 4 and figure 4):
+
+- ``encode_texts``: single texts or pairs, ``[CLS] a [SEP] (b [SEP])``, for ``BertClassifier``;
+- ``align_first_pieces``: words with one label each; the **first** WordPiece of a word carries the
+  word's label, the other pieces ``IGNORE_LABEL`` (section 5.3), for ``BertTokenTagger``;
+- ``qa_windows``: a question and a context longer than the model reads, cut into overlapping windows
+  ``[CLS] question [SEP] window [SEP]`` a **document stride** apart (google-research/bert's
+  ``run_squad.py``), with each context piece's character span in the text, for ``BertQuestionAnswerer``;
+- ``best_spans`` / ``decode_answers``: the best valid span of start and end logits (start <= end, at
+  most ``max_answer_len`` pieces, inside the context), over all windows of a question, as text.
+
+NumPy in, NumPy out: these run once, before ``fit``.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+import numpy as np
+
+IGNORE_LABEL = -1            # a piece whose prediction counts nowhere (loss or accuracy)
+_WORD = re.compile(r"\w+|[^\w\s]")
+
+
+def encode_texts(tokenizer, texts, pairs=None, max_len: int = 128) -> dict[str, np.ndarray]:
+    """``tokenizer.encode_pair`` over a batch: ``[CLS] a [SEP]`` or ``[CLS] a [SEP] b [SEP]``, padded.
+
+    Args:
+        tokenizer: a ``WordPieceTokenizer``.
+        texts: list of strings (the ``a`` side).
+        pairs: None, or a list of strings of the same length (the ``b`` side).
+        max_len: the length of every row (long pairs are truncated as ``encode_pair`` does).
+
+    Returns:
+        dict of ``token_ids`` int32, ``segment_ids`` int32, ``padding_mask`` bool, each ``(len(texts), max_len)``.
+
+    Raises:
+        ValueError: ``texts`` is a string or empty, ``pairs`` of another length; what ``encode_pair`` raises.
+    """
+    if isinstance(texts, str) or len(texts) == 0:
+        raise ValueError(f"texts must be a non-empty list of strings, got {texts!r:.60}")
+    if pairs is not None and (isinstance(pairs, str) or len(pairs) != len(texts)):
+        raise ValueError(f"pairs must be a list as long as texts ({len(texts)}), got "
+                         f"{'a string' if isinstance(pairs, str) else len(pairs)}")
+    rows = [tokenizer.encode_pair(a, None if pairs is None else pairs[i], max_len=max_len)
+            for i, a in enumerate(texts)]
+    return {key: np.stack([row[key] for row in rows]) for key in ("token_ids", "segment_ids", "padding_mask")}
+
+
+def word_pieces(tokenizer, word: str) -> list[str]:
+    """The pieces of one word as the tokenizer splits it inside a text; ``[UNK]`` when nothing is left
+    (a word that normalises away, such as a lone accent), so that every word has a first piece."""
+    return tokenizer.tokenize(word) or [tokenizer.unk_token]
+
+
+class AlignedTags(NamedTuple):
+    """Tagged sentences as model inputs: ``inputs`` (dict of ``(n, max_len)`` arrays), ``labels`` int32
+    ``(n, max_len)`` (the tag id on each word's first piece, ``IGNORE_LABEL`` elsewhere), ``word_index`` int32
+    ``(n, max_len)`` (which word a labelled piece starts, -1 elsewhere) and ``words_cut``: the number of words
+    that did not fit in ``max_len`` (they have no prediction; count them as errors)."""
+
+    inputs: dict
+    labels: np.ndarray
+    word_index: np.ndarray
+    words_cut: int
+
+
+def align_first_pieces(tokenizer, sentences, tags, max_len: int = 128) -> AlignedTags:
+    """Label the first WordPiece of every word with the word's tag, ignore the other pieces.
+
+    Args:
+        tokenizer: a ``WordPieceTokenizer``.
+        sentences: list of word lists (``["The", "unaffable", "dog"]``).
+        tags: list of int tag-id lists, one per word (``[3, 7, 1]``).
+        max_len: row length; ``[CLS]`` and ``[SEP]`` take two positions, words past the end are cut.
+
+    Returns:
+        ``AlignedTags``. For "the unaffable dog" split ``[CLS] the un ##aff ##able dog [SEP]``: labels
+        ``[-1, 3, 7, -1, -1, 1, -1]``, word_index ``[-1, 0, 1, -1, -1, 2, -1]``.
+
+    Raises:
+        ValueError: a sentence and its tags of different lengths (naming the sentence), a negative tag,
+            a string where a word list belongs, ``max_len`` < 3.
+
+    Reference: Devlin et al. (2019), section 5.3 ("the representation of the first sub-token").
+    """
+    if max_len < 3:
+        raise ValueError(f"max_len must hold [CLS], one piece and [SEP]: >= 3, got {max_len}")
+    if isinstance(sentences, str) or len(sentences) != len(tags):
+        raise ValueError(f"sentences (word lists) and tags must be lists of the same length, got "
+                         f"{'a string' if isinstance(sentences, str) else len(sentences)} and {len(tags)}")
+    cls_id, sep_id = tokenizer.token_to_id(tokenizer.cls_token), tokenizer.token_to_id(tokenizer.sep_token)
+    n = len(sentences)
+    token_ids = np.zeros((n, max_len), np.int32)
+    labels = np.full((n, max_len), IGNORE_LABEL, np.int32)
+    word_index = np.full((n, max_len), -1, np.int32)
+    lengths = np.zeros(n, np.int32)
+    cut = 0
+    for row, (words, word_tags) in enumerate(zip(sentences, tags)):
+        if isinstance(words, str):
+            raise ValueError(f"sentence {row} is a string; give a list of words")
+        if len(words) != len(word_tags):
+            raise ValueError(f"sentence {row} has {len(words)} words but {len(word_tags)} tags: {words[:8]}")
+        ids, position = [cls_id], 1
+        for w, (word, tag) in enumerate(zip(words, word_tags)):
+            if tag < 0:
+                raise ValueError(f"sentence {row}, word {word!r}: tag ids must be >= 0, got {tag}")
+            pieces = [tokenizer.token_to_id(p) for p in word_pieces(tokenizer, word)]
+            if position + len(pieces) > max_len - 1:
+                cut += len(words) - w
+                break
+            labels[row, position], word_index[row, position] = tag, w
+            ids += pieces
+            position += len(pieces)
+        ids.append(sep_id)
+        token_ids[row, :len(ids)] = ids
+        lengths[row] = len(ids)
+    padding_mask = np.arange(max_len)[None, :] < lengths[:, None]
+    inputs = {"token_ids": token_ids, "segment_ids": np.zeros_like(token_ids), "padding_mask": padding_mask}
+    return AlignedTags(inputs, labels, word_index, cut)
+
+
+def word_accuracy(logits, aligned: AlignedTags) -> float:
+    """Word-level tag accuracy: the first piece's arg-max against the word's tag, over every word; the
+    ``words_cut`` that did not fit count as wrong.
+
+    Args:
+        logits: float ``(n, max_len, num_tags)``, ``BertTokenTagger``'s output (or a prediction array of ints
+            ``(n, max_len)``).
+        aligned: the ``AlignedTags`` the logits were computed on.
+
+    Returns:
+        float in [0, 1].
+    """
+    logits = np.asarray(logits)
+    predicted = logits.argmax(-1) if logits.ndim == 3 else logits
+    scored = aligned.labels != IGNORE_LABEL
+    hits = int((predicted[scored] == aligned.labels[scored]).sum())
+    return hits / (int(scored.sum()) + aligned.words_cut)
+
+
+def context_words(text: str) -> list[tuple[int, int]]:
+    """Character spans ``(start, end)`` of the words of a text: runs of letters/digits, and each other
+    non-space character alone (the split BERT's basic tokenizer makes before WordPiece)."""
+    return [m.span() for m in _WORD.finditer(text)]
+
+
+class QAWindows(NamedTuple):
+    """Questions with their contexts cut into windows. ``inputs``: dict of ``(n_windows, max_len)`` arrays;
+    ``positions`` int32 ``(n_windows, 2)``: the answer's first and last piece in the window, ``(0, 0)`` (the
+    ``[CLS]`` position) when the answer is not wholly inside it; ``example_index`` int32 ``(n_windows,)``: the
+    question each window belongs to; ``char_spans`` int32 ``(n_windows, max_len, 2)``: the characters of the
+    context that a context piece covers (its whole word), ``-1`` on the question and special tokens;
+    ``answer_inside`` bool ``(n_windows,)``."""
+
+    inputs: dict
+    positions: np.ndarray
+    example_index: np.ndarray
+    char_spans: np.ndarray
+    answer_inside: np.ndarray
+
+
+def qa_windows(tokenizer, examples, max_len: int = 128, doc_stride: int = 64, max_query_len: int = 32) -> QAWindows:
+    """``[CLS] question [SEP] window of the context [SEP]`` for every window a ``doc_stride`` apart.
+
+    Args:
+        tokenizer: a ``WordPieceTokenizer``.
+        examples: objects with ``context``, ``question`` and ``answers`` (a list of ``(text, answer_start)``;
+            the first one is the training target), as ``squad_v1`` returns them.
+        max_len: the window's full length, specials and question included.
+        doc_stride: how many context pieces one window starts after the previous one; the last window
+            reaches the end of the context.
+        max_query_len: longer questions are cut to this many pieces.
+
+    Returns:
+        ``QAWindows``. A context of ``n`` pieces with room for ``m`` per window gives
+        ``1 + ceil(max(0, n - m) / doc_stride)`` windows.
+
+    Raises:
+        ValueError: ``doc_stride`` < 1; no room for context pieces (``max_len - max_query_len - 3 < 1``);
+            an answer span outside its context or not matching its text (naming the question).
+
+    Reference: google-research/bert ``run_squad.py`` (``convert_examples_to_features``), for the windows.
+    """
+    room = max_len - max_query_len - 3
+    if doc_stride < 1 or room < 1:
+        raise ValueError(f"need doc_stride >= 1 and max_len - max_query_len - 3 >= 1, got doc_stride={doc_stride}, "
+                         f"max_len={max_len}, max_query_len={max_query_len}")
+    cls_id, sep_id = tokenizer.token_to_id(tokenizer.cls_token), tokenizer.token_to_id(tokenizer.sep_token)
+    rows, positions, owners, spans, inside = [], [], [], [], []
+    for e, example in enumerate(examples):
+        context = example.context
+        pieces, piece_spans = [], []
+        for start, end in context_words(context):
+            for piece in word_pieces(tokenizer, context[start:end]):
+                pieces.append(tokenizer.token_to_id(piece))
+                piece_spans.append((start, end))
+        piece_spans = np.asarray(piece_spans, np.int32).reshape(-1, 2)
+        first, last = -1, -1
+        if example.answers:
+            text, answer_start = example.answers[0]
+            answer_end = answer_start + len(text)
+            if answer_start < 0 or context[answer_start:answer_end] != text:
+                raise ValueError(f"question {getattr(example, 'id', e)!r}: the answer {text!r} is not at character "
+                                 f"{answer_start} of its context")
+            covering = np.flatnonzero((piece_spans[:, 1] > answer_start) & (piece_spans[:, 0] < answer_end))
+            if len(covering):
+                first, last = int(covering[0]), int(covering[-1])
+        query = [tokenizer.token_to_id(p) for p in tokenizer.tokenize(example.question)][:max_query_len]
+        window_room = max_len - len(query) - 3
+        starts = list(range(0, max(1, len(pieces) - window_room + doc_stride), doc_stride))
+        if starts[-1] + window_room < len(pieces):
+            starts.append(len(pieces) - window_room)
+        for begin in starts:
+            chunk = pieces[begin:begin + window_room]
+            offset = len(query) + 2
+            ids = [cls_id] + query + [sep_id] + chunk + [sep_id]
+            row = np.zeros((3, max_len), np.int32)
+            row[0, :len(ids)] = ids
+            row[1, offset:len(ids)] = 1
+            row[2, :len(ids)] = 1
+            span = np.full((max_len, 2), -1, np.int32)
+            span[offset:offset + len(chunk)] = piece_spans[begin:begin + len(chunk)]
+            whole = first >= begin and last < begin + len(chunk) and first >= 0
+            positions.append((first - begin + offset, last - begin + offset) if whole else (0, 0))
+            rows.append(row), owners.append(e), spans.append(span), inside.append(whole)
+    rows = np.stack(rows)
+    inputs = {"token_ids": rows[:, 0], "segment_ids": rows[:, 1], "padding_mask": rows[:, 2].astype(bool)}
+    return QAWindows(inputs, np.asarray(positions, np.int32), np.asarray(owners, np.int32), np.stack(spans),
+                     np.asarray(inside, bool))
+
+
+def best_spans(start_logits, end_logits, allowed, max_answer_len: int = 30, n_best: int = 20):
+    """The ``n_best`` valid spans of one window, best first: ``(score, start, end)`` with
+    ``score = start_logits[start] + end_logits[end]``, ``start <= end < start + max_answer_len`` and both
+    positions ``allowed`` (context pieces).
+
+    Args:
+        start_logits, end_logits: float ``(L,)``.
+        allowed: bool ``(L,)``, True where a span may start or end.
+        max_answer_len: the longest span in pieces.
+        n_best: how many candidates to return.
+
+    Returns:
+        list of ``(float, int, int)``; empty when nothing is allowed. The best start alone need not be in
+        the best span: when it lies after the best end, the best valid pair is found instead.
+    """
+    start_logits, end_logits = np.asarray(start_logits, np.float64), np.asarray(end_logits, np.float64)
+    allowed = np.asarray(allowed, bool)
+    length = len(start_logits)
+    scores = start_logits[:, None] + end_logits[None, :]
+    i, j = np.meshgrid(np.arange(length), np.arange(length), indexing="ij")
+    valid = (j >= i) & (j - i < max_answer_len) & allowed[:, None] & allowed[None, :]
+    if not valid.any():
+        return []
+    flat = np.where(valid, scores, -np.inf).ravel()
+    k = min(n_best, int(valid.sum()))
+    top = np.argpartition(-flat, k - 1)[:k]
+    top = top[np.argsort(-flat[top], kind="stable")]
+    return [(float(flat[t]), int(t // length), int(t % length)) for t in top]
+
+
+def decode_answers(logits, windows: QAWindows, contexts, max_answer_len: int = 30, n_best: int = 20) -> dict:
+    """Every question's answer text: the best valid span over all of its windows.
+
+    Args:
+        logits: float ``(n_windows, max_len, 2)``, ``BertQuestionAnswerer``'s output on ``windows``.
+        windows: the ``QAWindows`` the logits belong to.
+        contexts: the context string of each question (``[ex.context for ex in examples]``).
+        max_answer_len, n_best: as ``best_spans``.
+
+    Returns:
+        dict question index -> ``(text, char_start, score)``, the text cut from the context from the first
+        character of the start piece's word to the last of the end piece's word. A span seen in two
+        windows keeps its higher score. A question with no valid span gets ``("", -1, -inf)``.
+    """
+    logits = np.asarray(logits)
+    best: dict[int, tuple] = {}
+    for w in range(len(logits)):
+        e = int(windows.example_index[w])
+        spans = windows.char_spans[w]
+        for score, s, t in best_spans(logits[w, :, 0], logits[w, :, 1], spans[:, 0] >= 0, max_answer_len, n_best):
+            begin, end = int(spans[s, 0]), int(spans[t, 1])
+            if e not in best or score > best[e][2]:
+                best[e] = (contexts[e][begin:end], begin, score)
+    return {e: best.get(e, ("", -1, float("-inf"))) for e in range(len(contexts))}

@@ -1,0 +1,143 @@
+"""Extractive question answering in the SQuAD v1.1 format (Rajpurkar et al. 2016): read and write it.
+
+A SQuAD v1.1 file is one JSON object::
+
+    {"version": "1.1",
+     "data": [{"title": ...,
+               "paragraphs": [{"context": ...,
+                               "qas": [{"id": ..., "question": ...,
+                                        "answers": [{"text": ..., "answer_start": ...}]}]}]}]}
+
+Every answer is a span of its paragraph's context: ``answer_start`` is the character offset of
+``text`` in ``context``. ``squad_v1`` flattens a file into one ``QAExample`` per question and checks
+every span; ``write_squad_v1`` writes examples back (grouped by title, then by context), atomically.
+
+Source: the format of the Stanford Question Answering Dataset v1.1 (the dataset itself is CC BY-SA
+4.0 and is not shipped here; ``word2bert.datasets.template_qa`` builds a set in this format from
+the World English Bible and the Wikipedia sample).
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import NamedTuple
+
+from word2bert.course.io import atomic_write
+
+
+class QAExample(NamedTuple):
+    """One question on one context; ``answers`` a tuple of ``(text, answer_start)`` character spans."""
+
+    id: str
+    title: str
+    context: str
+    question: str
+    answers: tuple
+
+
+def _get(obj, key: str, where: str, kind):
+    if not isinstance(obj, dict):
+        raise ValueError(f"{where} must be a JSON object, got {type(obj).__name__}")
+    if key not in obj:
+        raise ValueError(f"missing key {key!r} in {where}")
+    value = obj[key]
+    if not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+        raise ValueError(f"key {key!r} in {where} must be {names}, got {type(value).__name__}")
+    return value
+
+
+def squad_v1(path: str | os.PathLike) -> list[QAExample]:
+    """Read a SQuAD v1.1 JSON file into one ``QAExample`` per question.
+
+    Args:
+        path: the JSON file (the official ``train-v1.1.json`` / ``dev-v1.1.json`` layout).
+
+    Returns:
+        list of ``QAExample(id, title, context, question, answers)`` in file order; ``answers`` a tuple
+        of ``(text, answer_start)`` pairs in file order (the dev set has up to 3 answers a question,
+        duplicates kept, as the official evaluation keeps them).
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist (the message names it).
+        ValueError: the file is not JSON; a key is missing or of the wrong type (the message names the
+            key and where: ``data[0].paragraphs[2].qas[1]``); an answer's ``text`` is not the context's
+            substring at ``answer_start`` (names the question id); a question id occurs twice.
+
+    Source: the SQuAD v1.1 format (Rajpurkar et al. 2016, https://rajpurkar.github.io/SQuAD-explorer/).
+    """
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no SQuAD file at {path}")
+    try:
+        with open(path, encoding="utf-8") as f:
+            root = json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path} is not a JSON file: {e}") from None
+    data = _get(root, "data", "the top-level object", list)
+    examples, seen = [], set()
+    for i, article in enumerate(data):
+        where = f"data[{i}]"
+        title = _get(article, "title", where, str)
+        for j, paragraph in enumerate(_get(article, "paragraphs", where, list)):
+            where_p = f"{where}.paragraphs[{j}]"
+            context = _get(paragraph, "context", where_p, str)
+            for k, qa in enumerate(_get(paragraph, "qas", where_p, list)):
+                where_q = f"{where_p}.qas[{k}]"
+                qid = _get(qa, "id", where_q, str)
+                question = _get(qa, "question", where_q, str)
+                answers = []
+                for m, answer in enumerate(_get(qa, "answers", where_q, list)):
+                    where_a = f"{where_q}.answers[{m}]"
+                    text = _get(answer, "text", where_a, str)
+                    start = _get(answer, "answer_start", where_a, int)
+                    if isinstance(start, bool) or start < 0 or context[start:start + len(text)] != text:
+                        raise ValueError(f"question {qid!r} ({where_a}): answer {text!r} is not the context's text at "
+                                         f"answer_start={start} (found {context[start:start + len(text)]!r})")
+                    answers.append((text, start))
+                if qid in seen:
+                    raise ValueError(f"duplicate question id {qid!r} ({where_q})")
+                seen.add(qid)
+                examples.append(QAExample(qid, title, context, question, tuple(answers)))
+    return examples
+
+
+def write_squad_v1(examples, path: str | os.PathLike, version: str = "1.1"):
+    """Write examples as a SQuAD v1.1 JSON file, atomically (``word2bert.course.io.atomic_write``).
+
+    Examples are grouped by title (articles in order of first appearance), then by context within
+    a title (paragraphs in order of first appearance); ``squad_v1`` of the file gives the examples back
+    in that grouped order (the same order when the input is already grouped).
+
+    Args:
+        examples: ``QAExample``s (or 5-tuples in its field order) with unique ids.
+        path: the file to write; its folder is created if missing.
+        version: the ``"version"`` field.
+
+    Returns:
+        ``pathlib.Path`` of the written file.
+
+    Raises:
+        ValueError: a duplicate id, or an answer that is not the context's text at its ``answer_start``
+            (names the question id).
+
+    Source: the SQuAD v1.1 format (Rajpurkar et al. 2016).
+    """
+    articles: dict[str, dict[str, list]] = {}
+    seen = set()
+    for example in examples:
+        qid, title, context, question, answers = QAExample(*example)
+        if qid in seen:
+            raise ValueError(f"duplicate question id {qid!r}")
+        seen.add(qid)
+        qa_answers = []
+        for text, start in answers:
+            if context[start:start + len(text)] != text:
+                raise ValueError(f"question {qid!r}: answer {text!r} is not the context's text at answer_start={start}")
+            qa_answers.append({"text": text, "answer_start": int(start)})
+        articles.setdefault(title, {}).setdefault(context, []).append(
+            {"id": qid, "question": question, "answers": qa_answers})
+    root = {"version": version,
+            "data": [{"title": title, "paragraphs": [{"context": context, "qas": qas} for context, qas in paragraphs.items()]}
+                     for title, paragraphs in articles.items()]}
+    return atomic_write(path, json.dumps(root, ensure_ascii=False))

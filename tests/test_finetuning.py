@@ -1,0 +1,235 @@
+"""Chapter 10's fine-tuning heads and their data: first-piece labels, document-stride windows, span
+decoding, frozen backbones, the baselines. Right answers are worked by hand on tiny inputs."""
+from collections import namedtuple
+
+import keras
+import numpy as np
+import pytest
+
+from layer_checks import run_layer_test
+from word2bert.bert import (IGNORE_LABEL, BertBackbone, BertClassifier, BertQuestionAnswerer, BertTokenTagger,
+                            MostFrequentTag, SpanLoss, align_first_pieces, bag_of_words_classifier, best_spans,
+                            copy_backbone, decode_answers, encode_texts, finetuning_optimizer, overlap_classifier,
+                            qa_windows, word_accuracy, word_overlap)
+from word2bert.text import WordPieceTokenizer
+
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "un", "##aff", "##able", "dog", "adam", "lived",
+         "930", "years", ".", "seth", "912", "how", "many", "did", "live", "?", "cat", "sat"]
+Example = namedtuple("Example", "id context question answers")
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return WordPieceTokenizer(VOCAB)
+
+
+def _backbone(layers=2, seed=0):
+    keras.utils.set_random_seed(seed)
+    backbone = BertBackbone(vocab_size=len(VOCAB), num_layers=layers, hidden_dim=8, num_heads=2, intermediate_dim=16,
+                            max_len=64, dropout=0.0)
+    backbone.build()
+    return backbone
+
+
+# ------------------------------------------------------------------ first-piece labels
+def test_first_piece_alignment_by_hand(tokenizer):
+    aligned = align_first_pieces(tokenizer, [["The", "unaffable", "dog"]], [[3, 7, 1]], max_len=9)
+    # [CLS] the un ##aff ##able dog [SEP] [PAD] [PAD]
+    assert aligned.inputs["token_ids"][0].tolist() == [2, 5, 6, 7, 8, 9, 3, 0, 0]
+    assert aligned.labels[0].tolist() == [-1, 3, 7, -1, -1, 1, -1, -1, -1]
+    assert aligned.word_index[0].tolist() == [-1, 0, 1, -1, -1, 2, -1, -1, -1]
+    assert aligned.inputs["padding_mask"][0].tolist() == [True] * 7 + [False] * 2
+    assert aligned.words_cut == 0
+
+
+def test_words_that_do_not_fit_are_cut_and_count_as_wrong(tokenizer):
+    aligned = align_first_pieces(tokenizer, [["the", "unaffable", "dog"]], [[3, 7, 1]], max_len=5)
+    assert aligned.labels[0].tolist() == [-1, 3, -1, -1, -1]      # "unaffable" needs 3 pieces: no room
+    assert aligned.words_cut == 2
+    perfect = np.where(aligned.labels < 0, 0, aligned.labels)       # right on every word that fitted
+    assert word_accuracy(perfect, aligned) == pytest.approx(1 / 3)
+
+
+def test_alignment_refuses_bad_input(tokenizer):
+    with pytest.raises(ValueError, match="3 words but 2 tags"):
+        align_first_pieces(tokenizer, [["the", "cat", "sat"]], [[1, 2]])
+    with pytest.raises(ValueError, match="is a string"):
+        align_first_pieces(tokenizer, ["the cat"], [[1]])
+    with pytest.raises(ValueError, match=">= 0"):
+        align_first_pieces(tokenizer, [["the"]], [[-2]])
+
+
+# ------------------------------------------------------------------ span decoding
+def test_best_span_when_the_best_start_comes_after_the_best_end():
+    start = np.array([0.0, 1.0, 0.0, 5.0, 0.0])
+    end = np.array([0.0, 0.0, 4.0, 0.0, 1.0])
+    allowed = np.array([False, True, True, True, True])
+    spans = best_spans(start, end, allowed, max_answer_len=5, n_best=3)
+    # argmax start = 3 > argmax end = 2; valid pairs: (3,3)=5, (3,4)=6, (1,2)=5, (2,2)=4, ...
+    assert spans[0] == (6.0, 3, 4)
+    assert {(s, e) for _, s, e in spans[1:]} == {(3, 3), (1, 2)}
+
+
+def test_best_span_respects_the_length_cap_and_the_context():
+    start = np.array([9.0, 3.0, 0.0, 0.0])
+    end = np.array([9.0, 0.0, 0.0, 3.0])
+    allowed = np.array([False, True, True, True])
+    assert best_spans(start, end, allowed, max_answer_len=3, n_best=1) == [(6.0, 1, 3)]   # not (0, 0): [CLS]
+    score, first, last = best_spans(start, end, allowed, max_answer_len=2, n_best=1)[0]
+    assert score == 3.0 and 0 <= last - first <= 1
+    assert best_spans(start, end, np.zeros(4, bool)) == []
+
+
+def test_windows_a_stride_apart_and_answer_positions(tokenizer):
+    context = "Adam lived 930 years . Seth lived 912 years ."
+    example = Example("q0", context, "how many years did seth live ?", [("912", context.index("912"))])
+    windows = qa_windows(tokenizer, [example], max_len=14, doc_stride=2, max_query_len=4)
+    # question cut to 4 pieces; room = 14 - 4 - 3 = 7 context pieces; the context has 10 -> starts 0, 2, 4 (as run_squad.py:
+    # a new window while the last one ends before the context does)
+    assert windows.inputs["token_ids"].shape == (3, 14)
+    ids = windows.inputs["token_ids"]
+    assert ids[0].tolist() == [2, 17, 18, 13, 19, 3, 10, 11, 12, 13, 14, 15, 11, 3]
+    assert windows.inputs["segment_ids"][0].tolist() == [0] * 6 + [1] * 8
+    # "912" is context piece 7: outside window 0 (pieces 0-6), at 7 - 2 + 6 = 11 in window 1, 7 - 4 + 6 = 9 in 2
+    assert windows.positions.tolist() == [[0, 0], [11, 11], [9, 9]]
+    assert windows.answer_inside.tolist() == [False, True, True]
+    begin, end = windows.char_spans[1, 11]
+    assert context[begin:end] == "912"
+    assert (windows.char_spans[:, :6] == -1).all()                  # question and [CLS]/[SEP]: no characters
+
+
+def test_decoding_across_two_stride_windows(tokenizer):
+    context = "Adam lived 930 years . Seth lived 912 years ."
+    example = Example("q0", context, "how many years did seth live ?", [("912", context.index("912"))])
+    windows = qa_windows(tokenizer, [example], max_len=14, doc_stride=2, max_query_len=4)
+    logits = np.full((3, 14, 2), -5.0)
+    logits[0, 8, :] = 2.0          # window 0: "930" scores 4
+    logits[1, 11, 0], logits[1, 12, 1] = 3.0, 3.0    # window 1: "912 years" scores 6, the best of all
+    logits[2, 9, :] = 2.5          # window 2: "912" alone scores 5
+    text, char_start, score = decode_answers(logits, windows, [context], max_answer_len=5)[0]
+    assert (text, char_start, score) == ("912 years", context.index("912"), 6.0)
+    logits[1] = -5.0               # without window 1, window 2's "912" wins over window 0's "930"
+    assert decode_answers(logits, windows, [context])[0][:2] == ("912", context.index("912"))
+
+
+def test_windows_refuse_a_misplaced_answer(tokenizer):
+    bad = Example("q9", "Adam lived 930 years .", "how many years ?", [("930", 0)])
+    with pytest.raises(ValueError, match="q9"):
+        qa_windows(tokenizer, [bad], max_len=16, max_query_len=4)
+    with pytest.raises(ValueError, match="doc_stride"):
+        qa_windows(tokenizer, [bad], max_len=16, doc_stride=0)
+
+
+# ------------------------------------------------------------------ heads
+def test_classifier_through_harness(tmp_path):
+    backbone = _backbone(layers=1)
+    x = {"token_ids": np.array([[2, 5, 9, 3, 0], [2, 22, 23, 14, 3]], np.int32),
+         "segment_ids": np.zeros((2, 5), np.int32), "padding_mask": np.array([[1, 1, 1, 1, 0], [1] * 5], bool)}
+    run_layer_test(BertClassifier, {"backbone": backbone, "num_classes": 3, "pooling": "pooled", "dropout": 0.1,
+                                    "feature_layers": 1, "freeze_backbone": False},
+                   [x], tmp_path, expected_output_shape=(2, 3), expected_num_trainable_weights=5 + 16 + 2 + 2,
+                   float32_outputs=True, atol=1e-5)
+
+
+def test_tagger_through_harness(tmp_path):
+    backbone = _backbone(layers=1)
+    x = {"token_ids": np.array([[2, 5, 9, 3, 0]], np.int32), "segment_ids": np.zeros((1, 5), np.int32),
+         "padding_mask": np.array([[1, 1, 1, 1, 0]], bool)}
+    # the pooler is not trained by a tagger: 5 + 16 trainable in the backbone, 2 in the head, pooler's 2 frozen
+    run_layer_test(BertTokenTagger, {"backbone": backbone, "num_tags": 4, "dropout": 0.0, "feature_layers": 2,
+                                     "freeze_backbone": False},
+                   [x], tmp_path, expected_output_shape=(1, 5, 4), expected_num_trainable_weights=5 + 16 + 2,
+                   expected_num_non_trainable_weights=2, float32_outputs=True, atol=1e-5)
+
+
+def test_feature_layers_concatenate_the_last_hidden_states():
+    backbone = _backbone(layers=2)
+    x = encode_texts(WordPieceTokenizer(VOCAB), ["the dog", "the cat sat"], max_len=6)
+    states = [np.asarray(s) for s in backbone.hidden_states(x)]
+    assert len(states) == 3
+    np.testing.assert_allclose(states[-1], np.asarray(backbone(x)["sequence_output"]), atol=1e-6)
+    tagger = BertTokenTagger(backbone, num_tags=3, dropout=0.0, feature_layers=2)
+    features, _, _ = tagger.backbone_outputs(x)
+    np.testing.assert_allclose(np.asarray(features), np.concatenate(states[1:], -1), atol=1e-6)
+    with pytest.raises(ValueError, match="feature_layers must be in 1..3"):
+        BertTokenTagger(backbone, num_tags=3, feature_layers=4)
+    with pytest.raises(ValueError, match="needs feature_layers=1"):
+        BertClassifier(backbone, feature_layers=2, pooling="pooled")
+
+
+def test_a_frozen_backbone_is_unchanged_by_fit_and_the_head_learns(tokenizer):
+    model = BertClassifier(copy_backbone(_backbone()), num_classes=2, pooling="mean", feature_layers=3,
+                           freeze_backbone=True)
+    x = encode_texts(tokenizer, ["the dog", "the cat sat", "adam lived", "seth lived 912 years"], max_len=8)
+    model(x)
+    before = [np.array(w) for w in model.backbone.weights]
+    head_before = np.array(model.output_dense.kernel)
+    model.compile(optimizer=keras.optimizers.Adam(0.05),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(x, np.array([0, 0, 1, 1]), epochs=3, verbose=0)
+    assert all(np.array_equal(b, np.array(w)) for b, w in zip(before, model.backbone.weights))
+    assert not np.allclose(head_before, np.array(model.output_dense.kernel))
+    assert len(model.trainable_weights) == 2
+
+
+def test_fine_tuning_changes_the_backbone_and_copies_are_independent(tokenizer):
+    pretrained = _backbone()
+    model = BertClassifier(copy_backbone(pretrained), num_classes=2)
+    x = encode_texts(tokenizer, ["the dog", "the cat sat"], max_len=6)
+    model.compile(optimizer=keras.optimizers.Adam(0.05),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(x, np.array([0, 1]), epochs=2, verbose=0)
+    moved = [not np.allclose(a, np.array(b)) for a, b in zip(pretrained.get_weights(), model.backbone.weights)]
+    assert sum(moved) > 10                                            # the encoder learned too ...
+    fresh = copy_backbone(pretrained)
+    assert all(np.array_equal(a, b) for a, b in zip(pretrained.get_weights(), fresh.get_weights()))  # ... on a copy
+    scratch = copy_backbone(pretrained, pretrained=False, seed=1)
+    assert not np.allclose(pretrained.get_weights()[0], scratch.get_weights()[0])
+
+
+def test_question_answerer_learns_a_span(tokenizer):
+    context = "adam lived 930 years . seth lived 912 years ."
+    example = Example("q", context, "how many years did seth live ?", [("912", context.index("912"))])
+    windows = qa_windows(tokenizer, [example] * 8, max_len=24, doc_stride=8, max_query_len=8)
+    model = BertQuestionAnswerer(copy_backbone(_backbone(), seed=0), dropout=0.0)
+    logits = np.asarray(model(windows.inputs))
+    assert logits.shape == (8, 24, 2)
+    assert (logits[~windows.inputs["padding_mask"]] == np.finfo(np.float32).min).all()
+    model.compile(optimizer=finetuning_optimizer(3e-2, 40, warmup_share=0.1), loss=SpanLoss())
+    model.fit(windows.inputs, windows.positions, epochs=40, batch_size=8, verbose=0)
+    assert decode_answers(model.predict(windows.inputs, verbose=0), windows, [context] * 8)[0][0] == "912"
+
+
+def test_span_loss_by_hand():
+    logits = np.zeros((1, 3, 2), np.float32)
+    logits[0, :, 0] = [0.0, np.log(3.0), 0.0]       # start: p(1) = 3/5
+    logits[0, :, 1] = [0.0, 0.0, np.log(2.0)]       # end: p(2) = 2/4
+    loss = float(SpanLoss()(np.array([[1, 2]]), logits))
+    assert loss == pytest.approx((-np.log(3 / 5) - np.log(2 / 4)) / 2, rel=1e-5)
+
+
+# ------------------------------------------------------------------ baselines
+def test_most_frequent_tag_by_hand():
+    tagger = MostFrequentTag().fit([["the", "can", "can"], ["a", "can"]], [["DT", "MD", "NN"], ["DT", "NN"]])
+    assert tagger.predict([["can", "the", "zebra"]]) == [["NN", "DT", "DT"]]   # unknown -> most frequent (DT, NN tie: first seen)
+    assert tagger.accuracy([["can", "the"]], [["MD", "DT"]]) == 0.5
+    with pytest.raises(ValueError, match="before fit"):
+        MostFrequentTag().predict([["x"]])
+
+
+def test_word_overlap_and_its_threshold():
+    assert word_overlap("The cat sat.", "the cat ran") == pytest.approx(2 / 4)
+    assert word_overlap("", "...") == 0.0
+    predict, threshold = overlap_classifier([("a b c", "a b c"), ("a b c", "x y z"), ("a b", "a b d")], [1, 0, 1])
+    assert threshold == pytest.approx(2 / 3)
+    assert predict([("a b", "a b"), ("a", "b")]).tolist() == [1, 0]
+
+
+def test_bag_of_words_picks_c_on_validation_and_learns_words():
+    train = ["good film", "great film", "bad film", "awful film"] * 5
+    labels = [1, 1, 0, 0] * 5
+    model, choice = bag_of_words_classifier(train, labels, ["good", "awful"], [1, 0], c_values=(0.01, 10.0))
+    assert model.predict(["great", "bad"]).tolist() == [1, 0]
+    assert set(choice["valid_accuracy"]) == {0.01, 10.0} and choice["C"] in (0.01, 10.0)
+    with pytest.raises(ValueError, match="3 texts but 2 labels"):
+        bag_of_words_classifier(["a", "b", "c"], [0, 1], ["a"], [0])
