@@ -8,9 +8,9 @@ import pytest
 
 from layer_checks import run_layer_test
 from word2bert.bert import (IGNORE_LABEL, BertBackbone, BertClassifier, BertQuestionAnswerer, BertTokenTagger,
-                            MostFrequentTag, SpanLoss, align_first_pieces, bag_of_words_classifier, best_spans,
-                            copy_backbone, decode_answers, encode_texts, finetuning_optimizer, overlap_classifier,
-                            qa_windows, word_accuracy, word_overlap)
+                            LengthBatches, MostFrequentTag, SpanLoss, align_first_pieces, bag_of_words_classifier,
+                            best_spans, copy_backbone, decode_answers, encode_texts, finetuning_optimizer,
+                            overlap_classifier, qa_windows, word_accuracy, word_overlap)
 from word2bert.text import WordPieceTokenizer
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "un", "##aff", "##able", "dog", "adam", "lived",
@@ -117,7 +117,11 @@ def test_windows_refuse_a_misplaced_answer(tokenizer):
     with pytest.raises(ValueError, match="q9"):
         qa_windows(tokenizer, [bad], max_len=16, max_query_len=4)
     with pytest.raises(ValueError, match="doc_stride"):
-        qa_windows(tokenizer, [bad], max_len=16, doc_stride=0)
+        qa_windows(tokenizer, [bad._replace(answers=[("930", 11)])], max_len=16, doc_stride=0, max_query_len=4)
+    with pytest.raises(ValueError, match="holds no word"):
+        qa_windows(tokenizer, [bad._replace(answers=[(" ", 4)])], max_len=16, max_query_len=4)
+    with pytest.raises(ValueError, match="non-empty"):
+        qa_windows(tokenizer, [], max_len=16, max_query_len=4)
 
 
 # ------------------------------------------------------------------ heads
@@ -233,3 +237,82 @@ def test_bag_of_words_picks_c_on_validation_and_learns_words():
     assert set(choice["valid_accuracy"]) == {0.01, 10.0} and choice["C"] in (0.01, 10.0)
     with pytest.raises(ValueError, match="3 texts but 2 labels"):
         bag_of_words_classifier(["a", "b", "c"], [0, 1], ["a"], [0])
+
+
+def test_question_answerer_through_harness(tmp_path):
+    backbone = _backbone(layers=1)
+    x = {"token_ids": np.array([[2, 17, 3, 10, 11, 12, 3], [2, 18, 3, 15, 11, 16, 3]], np.int32),
+         "segment_ids": np.array([[0, 0, 0, 1, 1, 1, 1]] * 2, np.int32), "padding_mask": np.ones((2, 7), bool)}
+    run_layer_test(BertQuestionAnswerer, {"backbone": backbone, "dropout": 0.0, "feature_layers": 1,
+                                          "freeze_backbone": False},
+                   [x], tmp_path, expected_output_shape=(2, 7, 2), expected_num_trainable_weights=5 + 16 + 2,
+                   expected_num_non_trainable_weights=2, float32_outputs=True, atol=1e-5)
+
+
+def test_a_frozen_model_stays_frozen_after_saving_and_a_copy_of_it_trains(tmp_path, tokenizer):
+    keras.utils.set_random_seed(0)
+    backbone = BertBackbone(vocab_size=len(VOCAB), num_layers=1, hidden_dim=8, num_heads=2, intermediate_dim=16,
+                            max_len=16, dropout=0.5)
+    model = BertClassifier(backbone, pooling="mean", dropout=0.0, feature_layers=2, freeze_backbone=True)
+    x = encode_texts(tokenizer, ["the dog", "the cat sat"], max_len=6)
+    first, second = np.asarray(model(x, training=True)), np.asarray(model(x, training=True))
+    np.testing.assert_array_equal(first, second)          # a frozen encoder runs without its dropout
+    model.save(tmp_path / "frozen.keras")
+    loaded = keras.saving.load_model(tmp_path / "frozen.keras")
+    assert not loaded.backbone.trainable and len(loaded.trainable_weights) == 2
+    np.testing.assert_allclose(np.asarray(loaded(x)), np.asarray(model(x)), atol=1e-6)
+    tuned = BertClassifier(copy_backbone(loaded.backbone), num_classes=2)   # a copy of a frozen encoder trains
+    assert tuned.backbone.trainable and len(tuned.trainable_weights) > 2
+    assert not np.array_equal(np.asarray(tuned.backbone(x, training=True)["sequence_output"]),
+                              np.asarray(tuned.backbone(x, training=True)["sequence_output"]))   # dropout on
+
+
+def test_span_decoding_refuses_bad_arguments():
+    with pytest.raises(ValueError, match="max_answer_len and n_best"):
+        best_spans(np.zeros(3), np.zeros(3), np.ones(3, bool), max_answer_len=0)
+    with pytest.raises(ValueError, match="one length"):
+        best_spans(np.zeros(3), np.zeros(4), np.ones(3, bool))
+
+
+def test_length_batches_cut_only_padding_and_cover_every_row_once(tokenizer):
+    texts = ["the dog", "the cat sat", "adam lived 930 years .", "seth", "the unaffable dog sat", "how many"] * 3
+    x = encode_texts(tokenizer, texts, max_len=10)
+    labels = np.arange(len(texts))
+    batches = LengthBatches(x, labels, batch_size=4, lengths=(4, 6), seed=0)
+    seen = []
+    for i in range(len(batches)):
+        bx, by = batches[i]
+        length = bx["token_ids"].shape[1]
+        assert length in (4, 6, 10) and len(by) <= 4
+        for row, label in zip(bx["token_ids"], by):       # the row is the original one, padding cut
+            np.testing.assert_array_equal(row, x["token_ids"][label][:length])
+            assert x["padding_mask"][label][length:].sum() == 0
+        seen += by.tolist()
+    assert sorted(seen) == labels.tolist()
+    first = [batches[i][1].tolist() for i in range(len(batches))]
+    batches.on_epoch_end()
+    assert [batches[i][1].tolist() for i in range(len(batches))] != first        # a new order each epoch
+    tags = np.tile(np.arange(10), (len(texts), 1))
+    bx, by = LengthBatches(x, tags, batch_size=4, lengths=(4, 6))[0]
+    assert by.shape == bx["token_ids"].shape                                      # per-token labels cut too
+    with pytest.raises(ValueError, match="padding_mask"):
+        LengthBatches({"token_ids": x["token_ids"]}, labels)
+
+
+def test_weight_decay_leaves_layer_norm_and_biases_alone():
+    model = BertClassifier(copy_backbone(_backbone(layers=1)), num_classes=2)
+    optimizer = finetuning_optimizer(1e-3, 10)
+    optimizer.build(model.trainable_variables)
+    decayed = {v.name for v in model.trainable_variables if optimizer._use_weight_decay(v)}
+    assert "kernel" in decayed and not decayed & {"gamma", "beta", "bias"}
+
+
+def test_length_batches_train_with_fit_across_lengths(tokenizer):
+    texts = ["the dog", "the cat sat", "adam lived 930 years .", "seth", "the unaffable dog sat", "how many"] * 4
+    x = encode_texts(tokenizer, texts, max_len=10)
+    batches = LengthBatches(x, np.arange(len(texts)) % 2, batch_size=4, lengths=(4, 6))
+    assert batches[0][0]["token_ids"].shape[1] != batches[1][0]["token_ids"].shape[1]
+    model = BertClassifier(copy_backbone(_backbone()), num_classes=2)
+    model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    history = model.fit(batches, epochs=2, verbose=0)
+    assert np.isfinite(history.history["loss"]).all()

@@ -4,7 +4,6 @@ The metric values are worked out by hand from the official definition (evaluate-
 baseline's answers on two tiny contexts are worked out by hand from its documented rule.
 """
 import json
-import math
 
 import pytest
 
@@ -162,8 +161,6 @@ def test_baseline_cannot_tell_answer_types():
     assert sliding_window_answer(context, question) == ("lived", context.index("Seth lived") + 5)
     # window=1: "lived 912" sees seth (left) and years (right); "lived" only seth, "912" only years
     assert sliding_window_answer(context, question, window=1) == ("lived 912", context.index("Seth lived") + 5)
-    # one-word answers, window=1: "lived" (seth, log 2) beats "912" (years, log 1.5)
-    assert math.log(2) > math.log(1.5)
     assert sliding_window_answer(context, question, max_answer_words=1, window=1)[0] == "lived"
     examples = [QAExample("s", "t", context, question, (("912", context.index("912")),))]
     assert sliding_window_predictions(examples) == {"s": "lived"}

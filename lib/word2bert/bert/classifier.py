@@ -6,7 +6,6 @@ W in R^{K x H}"). keras-hub's ``BertTextClassifier`` has the same shape (read fo
 from __future__ import annotations
 
 import keras
-import numpy as np
 from keras import ops
 
 from word2bert.bert.embedding import bert_initializer
@@ -61,8 +60,7 @@ class BertClassifier(BertTaskModel):
             raise ValueError(f"pooling='pooled' reads the pooler of the last layer: it needs feature_layers=1, got "
                              f"{feature_layers} (use pooling='cls' or 'mean' with several layers)")
         self.num_classes, self.pooling = int(num_classes), pooling
-        if pooling == "pooled" and not self.freeze_backbone:
-            self.backbone.pooler.trainable = True
+        self._set_trainable()
         self.pooled_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="pooled_dropout")
         self.output_dense = keras.layers.Dense(self.num_classes, kernel_initializer=bert_initializer(),
                                                dtype=self.dtype_policy, name="logits")
@@ -70,11 +68,6 @@ class BertClassifier(BertTaskModel):
     @property
     def reads_pooler(self) -> bool:
         return getattr(self, "pooling", None) == "pooled"
-
-    def build(self, input_shape=None):
-        ids = np.ones((1, 2), np.int32)
-        self.call({"token_ids": ids, "segment_ids": ids * 0, "padding_mask": ids > 0})
-        self.built = True
 
     def call(self, inputs, training=None):
         features, pooled, mask = self.backbone_outputs(inputs, training=training)

@@ -14,17 +14,19 @@ from word2bert.bert.model import BertBackbone
 def copy_backbone(backbone: BertBackbone, pretrained: bool = True, seed: int | None = None) -> BertBackbone:
     """A new ``BertBackbone`` of the same configuration: with a copy of ``backbone``'s weights
     (``pretrained=True``, what every fine-tuning run starts from) or freshly initialised (``pretrained=False``:
-    the "from scratch" control; ``seed`` makes it repeatable).
+    the "from scratch" control; ``seed`` seeds Python, NumPy and the backend first, which makes it repeatable).
+    The copy is trainable whatever ``backbone.trainable`` is.
 
     Raises:
         ValueError: ``backbone`` is not a ``BertBackbone``.
     """
     if not isinstance(backbone, BertBackbone):
         raise ValueError(f"backbone must be a BertBackbone, got {type(backbone).__name__}")
-    if seed is not None:
+    if seed is not None and not pretrained:
         keras.utils.set_random_seed(seed)
     config = backbone.get_config()
     config.pop("name", None)
+    config["trainable"] = True          # a copy of a frozen backbone is not frozen: the task model decides
     fresh = BertBackbone.from_config(config)
     fresh.build()
     if pretrained:
@@ -43,7 +45,8 @@ def finetuning_optimizer(learning_rate: float, total_steps: int, warmup_share: f
         learning_rate: the peak (the paper tries 5e-5, 3e-5, 2e-5 for BERT-Base; small models take more).
         total_steps: the number of optimiser steps of the whole run (epochs * batches per epoch).
         warmup_share: in [0, 1).
-        weight_decay: AdamW's decoupled decay (0.01 as the paper).
+        weight_decay: AdamW's decoupled decay (0.01 as the paper), on every weight but the LayerNorm scales and
+            offsets and the biases, as BERT's optimizer.
 
     Raises:
         ValueError: ``total_steps`` < 1, ``learning_rate`` <= 0 or ``warmup_share`` outside [0, 1).
@@ -55,7 +58,9 @@ def finetuning_optimizer(learning_rate: float, total_steps: int, warmup_share: f
     schedule = keras.optimizers.schedules.CosineDecay(0.0 if warmup else learning_rate, max(1, total_steps - warmup),
                                                       alpha=0.0, warmup_target=learning_rate if warmup else None,
                                                       warmup_steps=warmup)
-    return keras.optimizers.AdamW(schedule, weight_decay=weight_decay, epsilon=1e-6)
+    optimizer = keras.optimizers.AdamW(schedule, weight_decay=weight_decay, epsilon=1e-6)
+    optimizer.exclude_from_weight_decay(var_names=["gamma", "beta", "bias"])   # LayerNorm and biases, as BERT
+    return optimizer
 
 
 def steps_per_epoch(examples: int, batch_size: int) -> int:

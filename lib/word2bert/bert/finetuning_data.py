@@ -7,7 +7,8 @@
   ``[CLS] question [SEP] window [SEP]`` a **document stride** apart (google-research/bert's
   ``run_squad.py``), with each context piece's character span in the text, for ``BertQuestionAnswerer``;
 - ``best_spans`` / ``decode_answers``: the best valid span of start and end logits (start <= end, at
-  most ``max_answer_len`` pieces, inside the context), over all windows of a question, as text.
+  most ``max_answer_len`` pieces, inside the context), over all windows of a question, as text;
+- ``LengthBatches``: training batches of rows of similar length, cut to a few fixed lengths.
 
 NumPy in, NumPy out: these run once, before ``fit``.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+import keras
 import numpy as np
 
 IGNORE_LABEL = -1            # a piece whose prediction counts nowhere (loss or accuracy)
@@ -103,8 +105,9 @@ def align_first_pieces(tokenizer, sentences, tags, max_len: int = 128) -> Aligne
             raise ValueError(f"sentence {row} has {len(words)} words but {len(word_tags)} tags: {words[:8]}")
         ids, position = [cls_id], 1
         for w, (word, tag) in enumerate(zip(words, word_tags)):
-            if tag < 0:
-                raise ValueError(f"sentence {row}, word {word!r}: tag ids must be >= 0, got {tag}")
+            if isinstance(tag, bool) or not isinstance(tag, (int, np.integer)) or tag < 0:
+                raise ValueError(f"sentence {row}, word {word!r}: tags must be int ids >= 0 (map tag names to ids "
+                                 f"first), got {tag!r}")
             pieces = [tokenizer.token_to_id(p) for p in word_pieces(tokenizer, word)]
             if position + len(pieces) > max_len - 1:
                 cut += len(words) - w
@@ -177,14 +180,18 @@ def qa_windows(tokenizer, examples, max_len: int = 128, doc_stride: int = 64, ma
         ``1 + ceil(max(0, n - m) / doc_stride)`` windows.
 
     Raises:
-        ValueError: ``doc_stride`` < 1; no room for context pieces (``max_len - max_query_len - 3 < 1``);
-            an answer span outside its context or not matching its text (naming the question).
+        ValueError: no examples; ``doc_stride`` or ``max_query_len`` < 1; no room for context pieces
+            (``max_len - max_query_len - 3 < 1``); an answer span outside its context, not matching its text, or
+            holding no word (naming the question).
 
     Reference: google-research/bert ``run_squad.py`` (``convert_examples_to_features``), for the windows.
     """
     room = max_len - max_query_len - 3
-    if doc_stride < 1 or room < 1:
-        raise ValueError(f"need doc_stride >= 1 and max_len - max_query_len - 3 >= 1, got doc_stride={doc_stride}, "
+    if isinstance(examples, str) or len(examples) == 0:
+        raise ValueError("examples must be a non-empty list of questions with context, question and answers")
+    if doc_stride < 1 or room < 1 or max_query_len < 1:
+        raise ValueError(f"need doc_stride >= 1, max_query_len >= 1 and max_len - max_query_len - 3 >= 1, got "
+                         f"doc_stride={doc_stride}, "
                          f"max_len={max_len}, max_query_len={max_query_len}")
     cls_id, sep_id = tokenizer.token_to_id(tokenizer.cls_token), tokenizer.token_to_id(tokenizer.sep_token)
     rows, positions, owners, spans, inside = [], [], [], [], []
@@ -204,8 +211,10 @@ def qa_windows(tokenizer, examples, max_len: int = 128, doc_stride: int = 64, ma
                 raise ValueError(f"question {getattr(example, 'id', e)!r}: the answer {text!r} is not at character "
                                  f"{answer_start} of its context")
             covering = np.flatnonzero((piece_spans[:, 1] > answer_start) & (piece_spans[:, 0] < answer_end))
-            if len(covering):
-                first, last = int(covering[0]), int(covering[-1])
+            if not len(covering):
+                raise ValueError(f"question {getattr(example, 'id', e)!r}: the answer {text!r} holds no word of the "
+                                 f"context (empty or only spaces)")
+            first, last = int(covering[0]), int(covering[-1])
         query = [tokenizer.token_to_id(p) for p in tokenizer.tokenize(example.question)][:max_query_len]
         window_room = max_len - len(query) - 3
         starts = list(range(0, max(1, len(pieces) - window_room + doc_stride), doc_stride))
@@ -241,12 +250,20 @@ def best_spans(start_logits, end_logits, allowed, max_answer_len: int = 30, n_be
         max_answer_len: the longest span in pieces.
         n_best: how many candidates to return.
 
+    Raises:
+        ValueError: ``max_answer_len`` or ``n_best`` < 1; inputs not 1-D of one length.
+
     Returns:
         list of ``(float, int, int)``; empty when nothing is allowed. The best start alone need not be in
         the best span: when it lies after the best end, the best valid pair is found instead.
     """
+    if max_answer_len < 1 or n_best < 1:
+        raise ValueError(f"max_answer_len and n_best must be >= 1, got {max_answer_len}, {n_best}")
     start_logits, end_logits = np.asarray(start_logits, np.float64), np.asarray(end_logits, np.float64)
     allowed = np.asarray(allowed, bool)
+    if not start_logits.shape == end_logits.shape == allowed.shape or start_logits.ndim != 1:
+        raise ValueError(f"start_logits, end_logits and allowed must be 1-D of one length, got {start_logits.shape}, "
+                         f"{end_logits.shape}, {allowed.shape}")
     length = len(start_logits)
     scores = start_logits[:, None] + end_logits[None, :]
     i, j = np.meshgrid(np.arange(length), np.arange(length), indexing="ij")
@@ -269,12 +286,17 @@ def decode_answers(logits, windows: QAWindows, contexts, max_answer_len: int = 3
         contexts: the context string of each question (``[ex.context for ex in examples]``).
         max_answer_len, n_best: as ``best_spans``.
 
+    Raises:
+        ValueError: ``logits`` not ``(n_windows, max_len, 2)`` for these windows; what ``best_spans`` raises.
+
     Returns:
         dict question index -> ``(text, char_start, score)``, the text cut from the context from the first
         character of the start piece's word to the last of the end piece's word. A span seen in two
         windows keeps its higher score. A question with no valid span gets ``("", -1, -inf)``.
     """
     logits = np.asarray(logits)
+    if logits.ndim != 3 or logits.shape[0] != len(windows.example_index) or logits.shape[-1] != 2:
+        raise ValueError(f"logits must be (n_windows={len(windows.example_index)}, max_len, 2), got {logits.shape}")
     best: dict[int, tuple] = {}
     for w in range(len(logits)):
         e = int(windows.example_index[w])
@@ -284,3 +306,71 @@ def decode_answers(logits, windows: QAWindows, contexts, max_answer_len: int = 3
             if e not in best or score > best[e][2]:
                 best[e] = (contexts[e][begin:end], begin, score)
     return {e: best.get(e, ("", -1, float("-inf"))) for e in range(len(contexts))}
+
+
+class LengthBatches(keras.utils.PyDataset):
+    """Training batches of rows of similar length, each cut to the shortest of ``lengths`` that holds its
+    longest row: far less padding than one fixed length (``fit(LengthBatches(...))``).
+
+    Args:
+        inputs: dict of ``(n, L)`` arrays (``token_ids``, ``segment_ids``, ``padding_mask``), as ``encode_texts`` or
+            ``align_first_pieces`` make them.
+        targets: ``(n,)`` labels (kept whole) or ``(n, L)`` per-token labels (cut like the inputs).
+        batch_size: rows per batch.
+        lengths: the allowed lengths, ascending; ``L`` is added when missing. Each length is one shape the
+            model is traced for.
+        seed: the batch order, reshuffled after every epoch (epoch ``e`` uses ``seed + e``).
+
+    Every row is in exactly one batch per epoch; a row longer than a length never goes to a batch of it
+    (nothing is cut but padding). The first two batches of an epoch have two different lengths where the
+    rows allow it (Keras's TensorFlow adapter infers the shapes from them).
+
+    Raises:
+        ValueError: ``inputs`` without ``padding_mask``, rows and targets of different counts, ``batch_size`` < 1,
+            ``lengths`` not ascending or longer than ``L``.
+    """
+
+    def __init__(self, inputs, targets, batch_size: int = 32, lengths=(16, 32, 48, 64, 96, 128), seed: int = 0,
+                 **kwargs):
+        super().__init__(**kwargs)
+        if "padding_mask" not in inputs:
+            raise ValueError(f"inputs need a 'padding_mask' to know each row's length, got keys {sorted(inputs)}")
+        self.inputs, self.targets = inputs, np.asarray(targets)
+        n, full = inputs["padding_mask"].shape
+        if len(self.targets) != n or batch_size < 1:
+            raise ValueError(f"need as many targets as rows ({n}, got {len(self.targets)}) and batch_size >= 1 "
+                             f"(got {batch_size})")
+        lengths = [int(x) for x in lengths if x < full] + [full]
+        if lengths != sorted(set(lengths)):
+            raise ValueError(f"lengths must be ascending and distinct, got {lengths}")
+        real = inputs["padding_mask"].sum(1)
+        self.row_length = np.asarray(lengths)[np.searchsorted(lengths, real)]
+        self.batch_size, self.seed, self.epoch = int(batch_size), int(seed), 0
+        self.per_token = self.targets.ndim == 2 and self.targets.shape[1] == full
+        self._plan()
+
+    def _plan(self):
+        rng = np.random.default_rng(self.seed + self.epoch)
+        batches = []
+        for length in np.unique(self.row_length):
+            rows = rng.permutation(np.flatnonzero(self.row_length == length))
+            batches += [(int(length), rows[i:i + self.batch_size]) for i in range(0, len(rows), self.batch_size)]
+        self.batches = [batches[i] for i in rng.permutation(len(batches))]
+        # Keras's TensorFlow adapter infers the input shapes from the first two batches: give them two lengths,
+        # so that the length is a dimension of unknown size (one trace), not the first batch's
+        other = next((i for i, (length, _) in enumerate(self.batches) if length != self.batches[0][0]), None)
+        if other is not None and other != 1:
+            self.batches[1], self.batches[other] = self.batches[other], self.batches[1]
+
+    def __len__(self):
+        return len(self.batches)
+
+    def __getitem__(self, index):
+        length, rows = self.batches[index]
+        x = {key: value[rows, :length] for key, value in self.inputs.items()}
+        y = self.targets[rows, :length] if self.per_token else self.targets[rows]
+        return x, y
+
+    def on_epoch_end(self):
+        self.epoch += 1
+        self._plan()

@@ -49,11 +49,6 @@ class BertQuestionAnswerer(BertTaskModel):
         self.output_dense = keras.layers.Dense(2, kernel_initializer=bert_initializer(), dtype=self.dtype_policy,
                                                name="span_logits")
 
-    def build(self, input_shape=None):
-        ids = np.ones((1, 2), np.int32)
-        self.call({"token_ids": ids, "segment_ids": ids * 0, "padding_mask": ids > 0})
-        self.built = True
-
     def call(self, inputs, training=None):
         features, _, mask = self.backbone_outputs(inputs, training=training)
         logits = ops.cast(self.output_dense(features), "float32")   # float32 before masking: no -1e9 in float16

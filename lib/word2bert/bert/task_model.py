@@ -11,6 +11,7 @@ hands the head the last layer, ``feature_layers=4`` the last four layers concate
 from __future__ import annotations
 
 import keras
+import numpy as np
 from keras import ops
 
 from word2bert.bert.model import BertBackbone, split_inputs
@@ -45,11 +46,21 @@ class BertTaskModel(keras.Model):
         self.backbone = backbone
         self.dropout, self.feature_layers = float(dropout), int(feature_layers)
         self.freeze_backbone = bool(freeze_backbone)
-        if self.freeze_backbone:
-            self.backbone.trainable = False
-        elif not self.reads_pooler:
-            self.backbone.pooler.trainable = False   # a head that never reads it would leave it without gradients
+        self._set_trainable()
         self.feature_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="feature_dropout")
+
+    def _set_trainable(self):
+        # every variable by hand: Layer.trainable reaches only the sublayers Keras tracked when it is set
+        self.backbone.trainable = not self.freeze_backbone
+        pooler = {id(v) for v in self.backbone.pooler.weights}
+        for variable in self.backbone.weights:
+            variable.trainable = not self.freeze_backbone and (self.reads_pooler or id(variable) not in pooler)
+
+    def build(self, input_shape=None):
+        ids = np.ones((1, 2), np.int32)
+        self.call({"token_ids": ids, "segment_ids": ids * 0, "padding_mask": ids > 0})
+        self._set_trainable()      # again: variables made by a first build (a loaded model) take the flags
+        self.built = True
 
     @property
     def reads_pooler(self) -> bool:
@@ -72,7 +83,7 @@ class BertTaskModel(keras.Model):
             backbone_inputs["segment_ids"] = segment_ids
         if padding_mask is not None:
             backbone_inputs["padding_mask"] = padding_mask
-        run_training = False if self.freeze_backbone else training
+        run_training = training if self.backbone.trainable else False   # a frozen encoder runs without dropout
         if self.feature_layers == 1:
             out = self.backbone(backbone_inputs, training=run_training)
             features, pooled = out["sequence_output"], out["pooled_output"]

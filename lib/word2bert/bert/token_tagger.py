@@ -7,7 +7,6 @@ gives the others the ignored label, so loss and accuracy see one prediction per 
 from __future__ import annotations
 
 import keras
-import numpy as np
 from keras import ops
 
 from word2bert.bert.embedding import bert_initializer
@@ -52,11 +51,6 @@ class BertTokenTagger(BertTaskModel):
         self.num_tags = int(num_tags)
         self.output_dense = keras.layers.Dense(self.num_tags, kernel_initializer=bert_initializer(),
                                                dtype=self.dtype_policy, name="logits")
-
-    def build(self, input_shape=None):
-        ids = np.ones((1, 2), np.int32)
-        self.call({"token_ids": ids, "segment_ids": ids * 0, "padding_mask": ids > 0})
-        self.built = True
 
     def call(self, inputs, training=None):
         features, _, _ = self.backbone_outputs(inputs, training=training)

@@ -132,7 +132,7 @@ def write_squad_v1(examples, path: str | os.PathLike, version: str = "1.1"):
         seen.add(qid)
         qa_answers = []
         for text, start in answers:
-            if context[start:start + len(text)] != text:
+            if isinstance(start, bool) or not isinstance(start, int) or start < 0 or context[start:start + len(text)] != text:
                 raise ValueError(f"question {qid!r}: answer {text!r} is not the context's text at answer_start={start}")
             qa_answers.append({"text": text, "answer_start": int(start)})
         articles.setdefault(title, {}).setdefault(context, []).append(

@@ -96,6 +96,7 @@ import zlib
 from pathlib import Path
 
 from word2bert.datasets.bible import bible, split_of_book
+from word2bert.datasets.pattern_corpora import DATA_CACHE
 from word2bert.datasets.pretraining import pretraining_documents
 from word2bert.datasets.squad import QAExample, squad_v1, write_squad_v1
 from word2bert.datasets.wikipedia import wikipedia_texts
@@ -381,14 +382,14 @@ def template_qa_types(split: str = "train", sources=QA_SOURCES) -> dict:
     return {e.id: kind for source in QA_SOURCES if source in sources for kind, e in _all()[source][split]}
 
 
-def template_qa_file(split: str = "train", folder: str | os.PathLike = "data/cache/qa") -> Path:
+def template_qa_file(split: str = "train", folder: str | os.PathLike | None = None) -> Path:
     """``template_qa(split)`` as a SQuAD v1.1 file ``<folder>/<split>.json``, written once, then reused.
 
     Read it with ``word2bert.datasets.squad.squad_v1`` (it checks every span again).
 
     Args:
         split: as ``template_qa``.
-        folder: where the file goes (created if missing).
+        folder: where the file goes (created if missing; None: ``<repo root>/data/cache/qa``).
 
     Returns:
         ``pathlib.Path`` of the file.
@@ -398,6 +399,7 @@ def template_qa_file(split: str = "train", folder: str | os.PathLike = "data/cac
 
     Source: as ``template_qa``.
     """
+    folder = DATA_CACHE / "qa" if folder is None else folder
     _check(split, QA_SOURCES)
     path = Path(folder) / f"{split}.json"
     if path.exists():
