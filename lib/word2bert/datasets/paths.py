@@ -42,3 +42,18 @@ def gensim_data_path(name: str) -> str:
             f"gensim's data file {path} is missing; reinstall it: pip install --force-reinstall gensim==4.4.0"
         )
     return path
+
+
+def split_and_sources(split: str, splits, sources, known) -> tuple:
+    """Check a loader's ``split`` and ``sources`` arguments; return ``sources`` as a tuple.
+
+    Raises:
+        ValueError: ``split`` not in ``splits``, or a source not in ``known``, or no source.
+    """
+    if split not in splits:
+        raise ValueError(f"unknown split {split!r}: use one of {tuple(splits)}")
+    sources = (sources,) if isinstance(sources, str) else tuple(sources)
+    unknown = [s for s in sources if s not in known]
+    if unknown or not sources:
+        raise ValueError(f"unknown sources {unknown or sources!r}: use some of {tuple(known)}")
+    return sources

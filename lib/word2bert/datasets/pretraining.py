@@ -13,6 +13,7 @@ import zlib
 from typing import NamedTuple
 
 from word2bert.datasets.bible import bible, split_of_book
+from word2bert.datasets.paths import split_and_sources
 from word2bert.datasets.wikipedia import wikipedia_texts
 
 PRETRAINING_SPLITS = ("train", "valid")
@@ -69,12 +70,7 @@ def pretraining_documents(split: str = "train", sources=PRETRAINING_SOURCES) -> 
     Source and license: Wikipedia (CC BY-SA 3.0) via gensim's test data; the World English Bible (public
     domain) as Debian's ``sword-text-web``.
     """
-    if split not in PRETRAINING_SPLITS:
-        raise ValueError(f"unknown split {split!r}: use one of {PRETRAINING_SPLITS}")
-    sources = (sources,) if isinstance(sources, str) else tuple(sources)
-    unknown = [s for s in sources if s not in PRETRAINING_SOURCES]
-    if unknown or not sources:
-        raise ValueError(f"unknown sources {unknown or sources!r}: use some of {PRETRAINING_SOURCES}")
+    sources = split_and_sources(split, PRETRAINING_SPLITS, sources, PRETRAINING_SOURCES)
     out = []
     for source in PRETRAINING_SOURCES:
         if source not in sources:

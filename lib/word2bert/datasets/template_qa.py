@@ -96,6 +96,7 @@ import zlib
 from pathlib import Path
 
 from word2bert.datasets.bible import bible, split_of_book
+from word2bert.datasets.paths import split_and_sources
 from word2bert.datasets.pattern_corpora import DATA_CACHE
 from word2bert.datasets.pretraining import pretraining_documents
 from word2bert.datasets.squad import QAExample, squad_v1, write_squad_v1
@@ -331,13 +332,7 @@ def _all() -> dict:
 
 
 def _check(split: str, sources) -> tuple:
-    if split not in QA_SPLITS:
-        raise ValueError(f"unknown split {split!r}: use one of {QA_SPLITS}")
-    sources = (sources,) if isinstance(sources, str) else tuple(sources)
-    unknown = [s for s in sources if s not in QA_SOURCES]
-    if unknown or not sources:
-        raise ValueError(f"unknown sources {unknown or sources!r}: use some of {QA_SOURCES}")
-    return sources
+    return split_and_sources(split, QA_SPLITS, sources, QA_SOURCES)
 
 
 def template_qa(split: str = "train", sources=QA_SOURCES) -> list[QAExample]:
