@@ -49,9 +49,10 @@ def encode_texts(tokenizer, texts, pairs=None, max_len: int = 128) -> dict[str, 
     return {key: np.stack([row[key] for row in rows]) for key in ("token_ids", "segment_ids", "padding_mask")}
 
 
-def word_pieces(tokenizer, word: str) -> list[str]:
-    """The pieces of one word as the tokenizer splits it inside a text; ``[UNK]`` when nothing is left
-    (a word that normalises away, such as a lone accent), so that every word has a first piece."""
+def _raw_word_pieces(tokenizer, word: str) -> list[str]:
+    """The pieces of one raw word as the tokenizer splits it inside a text (normalised first, unlike
+    ``SubwordTokenizer.word_pieces``, which takes a normalised word); ``[UNK]`` when nothing is left (a word
+    that normalises away, such as a lone accent), so that every word has a first piece."""
     return tokenizer.tokenize(word) or [tokenizer.unk_token]
 
 
@@ -108,7 +109,7 @@ def align_first_pieces(tokenizer, sentences, tags, max_len: int = 128) -> Aligne
             if isinstance(tag, bool) or not isinstance(tag, (int, np.integer)) or tag < 0:
                 raise ValueError(f"sentence {row}, word {word!r}: tags must be int ids >= 0 (map tag names to ids "
                                  f"first), got {tag!r}")
-            pieces = [tokenizer.token_to_id(p) for p in word_pieces(tokenizer, word)]
+            pieces = [tokenizer.token_to_id(p) for p in _raw_word_pieces(tokenizer, word)]
             if position + len(pieces) > max_len - 1:
                 cut += len(words) - w
                 break
@@ -199,7 +200,7 @@ def qa_windows(tokenizer, examples, max_len: int = 128, doc_stride: int = 64, ma
         context = example.context
         pieces, piece_spans = [], []
         for start, end in context_words(context):
-            for piece in word_pieces(tokenizer, context[start:end]):
+            for piece in _raw_word_pieces(tokenizer, context[start:end]):
                 pieces.append(tokenizer.token_to_id(piece))
                 piece_spans.append((start, end))
         piece_spans = np.asarray(piece_spans, np.int32).reshape(-1, 2)
@@ -217,9 +218,8 @@ def qa_windows(tokenizer, examples, max_len: int = 128, doc_stride: int = 64, ma
             first, last = int(covering[0]), int(covering[-1])
         query = [tokenizer.token_to_id(p) for p in tokenizer.tokenize(example.question)][:max_query_len]
         window_room = max_len - len(query) - 3
+        # the last start is >= len(pieces) - window_room, so the last window reaches the context's end
         starts = list(range(0, max(1, len(pieces) - window_room + doc_stride), doc_stride))
-        if starts[-1] + window_room < len(pieces):
-            starts.append(len(pieces) - window_room)
         for begin in starts:
             chunk = pieces[begin:begin + window_room]
             offset = len(query) + 2

@@ -75,7 +75,8 @@ class BertTaskModel(keras.Model):
 
     def backbone_outputs(self, inputs, training=None):
         """``(features, pooled, mask)``: the concatenated last ``feature_layers`` hidden states
-        ``(batch, L, feature_dim)``, the backbone's pooled ``[CLS]`` vector ``(batch, hidden_dim)`` and the
+        ``(batch, L, feature_dim)``, the backbone's pooled ``[CLS]`` vector ``(batch, hidden_dim)`` (None when
+        ``feature_layers`` > 1: only a head reading the last layer alone reads the pooler) and the
         padding mask ``(batch, L)`` bool (the ``"padding_mask"`` input, or ``token_ids != 0``)."""
         token_ids, segment_ids, padding_mask = split_inputs(inputs)
         backbone_inputs = {"token_ids": token_ids}
@@ -89,8 +90,7 @@ class BertTaskModel(keras.Model):
             features, pooled = out["sequence_output"], out["pooled_output"]
         else:
             states = self.backbone.hidden_states(backbone_inputs, training=run_training)
-            features = ops.concatenate(states[-self.feature_layers:], axis=-1)
-            pooled = self.backbone.pooler(states[-1][:, 0, :])
+            features, pooled = ops.concatenate(states[-self.feature_layers:], axis=-1), None
         if padding_mask is None:
             mask = ops.not_equal(ops.convert_to_tensor(token_ids), 0)
         else:
@@ -112,7 +112,6 @@ class BertTaskModel(keras.Model):
 def task_inputs(token_ids, segment_ids=None, padding_mask=None) -> dict:
     """The dict a task model takes, with segment ids 0 and the mask ``token_ids != 0`` where not given
     (NumPy in, NumPy out: for a hand-made example)."""
-    import numpy as np
     token_ids = np.asarray(token_ids, np.int32)
     return {"token_ids": token_ids,
             "segment_ids": np.zeros_like(token_ids) if segment_ids is None else np.asarray(segment_ids, np.int32),
