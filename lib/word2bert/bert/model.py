@@ -108,7 +108,7 @@ class BertBackbone(keras.Model):
         self._forward(ids, ids * 0)
         self.built = True
 
-    def _forward(self, token_ids, segment_ids, padding_mask=None, training=None, states=None):
+    def _forward(self, token_ids, segment_ids, padding_mask=None, training=None, states=None, attention=None):
         token_ids = ops.convert_to_tensor(token_ids)
         segment_ids = None if segment_ids is None else ops.convert_to_tensor(segment_ids)
         if padding_mask is None:
@@ -123,7 +123,11 @@ class BertBackbone(keras.Model):
         if states is not None:
             states.append(x)
         for block in self.encoder_blocks:
-            x = block(x, mask=mask, training=training)
+            if attention is None:
+                x = block(x, mask=mask, training=training)
+            else:
+                x, weights = block(x, mask=mask, return_attention_scores=True, training=training)
+                attention.append(weights)
             if states is not None:
                 states.append(x)
         if self.final_norm is not None:
@@ -149,6 +153,25 @@ class BertBackbone(keras.Model):
         states: list = []
         self._forward(*split_inputs(inputs), training=training, states=states)
         return states
+
+    def attention_scores(self, inputs, training=None) -> list:
+        """Every block's self-attention weights, the softmax of each head over the keys.
+
+        Args:
+            inputs, training: as ``call``.
+
+        Returns:
+            a list of ``num_layers`` float32 tensors ``(batch, num_heads, L, L)``: entry ``[b, h, i, j]`` is how
+            much head ``h`` of that block puts on token ``j`` when computing token ``i``; each row sums to 1
+            over the real tokens, and padding keys get 0. What Clark et al. (2019), "What Does BERT Look
+            At?", measure (``word2bert.bert.probing.attention_shares`` summarises them).
+
+        Raises:
+            ValueError: as ``call``.
+        """
+        weights: list = []
+        self._forward(*split_inputs(inputs), training=training, attention=weights)
+        return weights
 
     def call(self, inputs, training=None):
         sequence, pooled = self._forward(*split_inputs(inputs), training=training)

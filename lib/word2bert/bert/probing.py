@@ -1,0 +1,240 @@
+"""What a pretrained encoder holds, layer by layer (chapter 11).
+
+- ``layer_outputs_model``: a Keras model mapping BERT's inputs to every hidden state (the embedding
+  output, then one per block), for reading the layers of a frozen encoder;
+- ``layer_features``: those vectors as NumPy arrays, either at chosen token positions (first pieces of
+  words, for a word-level probe) or pooled per row (mean over the real tokens, or ``[CLS]``);
+- ``train_probe``: a linear probe, softmax regression on standardised features (one Keras ``Dense``
+  layer), its L2 penalty chosen on validation data: what a layer's vectors give a
+  classifier that can only draw hyperplanes (Alain & Bengio 2016; Tenney et al. 2019);
+- ``attention_shares``: how much of each head's attention goes to ``[CLS]``, ``[SEP]``, the token
+  itself, the previous and next token and other copies of the same token (Clark et al. 2019,
+  "What Does BERT Look At?", section 3).
+"""
+from __future__ import annotations
+
+import keras
+import numpy as np
+from keras import ops
+
+from word2bert.bert.model import BertBackbone
+
+SHARE_KINDS = ("[CLS]", "[SEP]", "self", "previous", "next", "same token", "other")
+
+
+def _check_backbone(backbone):
+    if not isinstance(backbone, BertBackbone):
+        raise ValueError(f"backbone must be a BertBackbone, got {type(backbone).__name__}")
+
+
+def layer_outputs_model(backbone: BertBackbone) -> keras.Model:
+    """A functional ``keras.Model`` from BERT's inputs to all of ``backbone``'s hidden states.
+
+    Args:
+        backbone: a ``BertBackbone`` (its weights are shared, not copied).
+
+    Returns:
+        a model taking ``{"token_ids", "segment_ids", "padding_mask"}`` (int ``(batch, L)`` each; the mask
+        True / 1 on real tokens) and returning a list of ``num_layers + 1`` float tensors
+        ``(batch, L, hidden_dim)``: the embedding output, then the output of each block; the same tensors
+        as ``backbone.hidden_states`` (the last one is ``sequence_output``).
+
+    Raises:
+        ValueError: ``backbone`` is not a ``BertBackbone``.
+    """
+    _check_backbone(backbone)
+    inputs = {name: keras.Input(shape=(None,), dtype="int32", name=name)
+              for name in ("token_ids", "segment_ids", "padding_mask")}
+    return keras.Model(inputs, backbone.hidden_states(inputs), name=f"{backbone.name}_layer_outputs")
+
+
+def _check_inputs(inputs):
+    if not isinstance(inputs, dict) or "token_ids" not in inputs:
+        raise ValueError("inputs must be a dict with 'token_ids' (and optionally 'segment_ids', 'padding_mask'), "
+                         f"got {type(inputs).__name__}")
+    ids = np.asarray(inputs["token_ids"])
+    if ids.ndim != 2:
+        raise ValueError(f"token_ids must be (batch, L), got shape {ids.shape}")
+    full = {"token_ids": ids.astype(np.int32),
+            "segment_ids": np.asarray(inputs.get("segment_ids", np.zeros_like(ids))).astype(np.int32),
+            "padding_mask": np.asarray(inputs.get("padding_mask", ids != 0)).astype(np.int32)}
+    for name, array in full.items():
+        if array.shape != ids.shape:
+            raise ValueError(f"{name} must have the shape of token_ids {ids.shape}, got {array.shape}")
+    return full
+
+
+def layer_features(backbone: BertBackbone, inputs: dict, select=None, pooling: str | None = None,
+                   batch_size: int = 64) -> np.ndarray:
+    """Every layer's vectors of a frozen ``backbone`` (dropout off), as float32 NumPy arrays.
+
+    Args:
+        backbone: a ``BertBackbone``.
+        inputs: a dict of int arrays ``(n, L)``: ``"token_ids"``, optional ``"segment_ids"`` (default 0) and
+            ``"padding_mask"`` (default ``token_ids != 0``), as ``encode_texts`` or ``align_first_pieces`` make.
+        select: bool ``(n, L)``: keep the vector of each True position (e.g. ``labels != IGNORE_LABEL``, the
+            first piece of each word), in row-major order, i.e. the order of ``labels[select]``.
+        pooling: instead of ``select``: ``"mean"`` (over the positions of the padding mask, ``[CLS]`` and
+            ``[SEP]`` included) or ``"cls"`` (position 0), one vector per row.
+        batch_size: rows per forward pass.
+
+    Returns:
+        float32 ``(n_selected, num_layers + 1, hidden_dim)`` with ``select``, ``(n, num_layers + 1, hidden_dim)``
+        with ``pooling``; index 0 of axis 1 is the embedding output.
+
+    Raises:
+        ValueError: not a ``BertBackbone``; neither or both of ``select`` and ``pooling``; an unknown pooling;
+            ``select`` or a mask of another shape than ``token_ids``; ``batch_size`` < 1.
+    """
+    _check_backbone(backbone)
+    full = _check_inputs(inputs)
+    if (select is None) == (pooling is None):
+        raise ValueError("give exactly one of select (token positions) and pooling ('mean' or 'cls')")
+    if pooling is not None and pooling not in ("mean", "cls"):
+        raise ValueError(f"pooling must be 'mean' or 'cls', got {pooling!r}")
+    if select is not None:
+        select = np.asarray(select, bool)
+        if select.shape != full["token_ids"].shape:
+            raise ValueError(f"select must have the shape of token_ids {full['token_ids'].shape}, got {select.shape}")
+    if int(batch_size) < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    model = layer_outputs_model(backbone)
+    out = []
+    for start in range(0, len(full["token_ids"]), int(batch_size)):
+        batch = {k: v[start:start + int(batch_size)] for k, v in full.items()}
+        states = np.stack([ops.convert_to_numpy(s).astype(np.float32) for s in
+                           model.predict_on_batch(batch)], axis=2)            # (b, L, layers, hidden)
+        if select is not None:
+            out.append(states[select[start:start + int(batch_size)]])
+        elif pooling == "cls":
+            out.append(states[:, 0])
+        else:
+            mask = batch["padding_mask"].astype(np.float32)[:, :, None, None]
+            out.append((states * mask).sum(1) / np.maximum(mask.sum(1), 1.0))
+    width = (backbone.num_layers + 1, backbone.hidden_dim)
+    return np.concatenate(out) if out else np.zeros((0, *width), np.float32)
+
+
+class LinearProbe:
+    """A fitted linear probe: standardise with the training mean and deviation, then one dense layer
+    (softmax regression). ``predict(x)`` gives int labels ``(n,)``, ``score(x, y)`` the accuracy; ``model`` is the
+    Keras model (a ``Dense`` layer on the standardised features), ``l2`` its weight penalty."""
+
+    def __init__(self, model, mean, scale, l2):
+        self.model, self.mean, self.scale, self.l2 = model, mean, scale, l2
+
+    def predict(self, x, batch_size: int = 4096):
+        x = (np.asarray(x, np.float32) - self.mean) / self.scale
+        return ops.convert_to_numpy(self.model.predict(x, batch_size=batch_size, verbose=0)).argmax(-1)
+
+    def score(self, x, y) -> float:
+        return float(np.mean(self.predict(x) == np.asarray(y)))
+
+
+def train_probe(train_x, train_y, valid_x, valid_y, l2_values=(1e-4, 1e-2), epochs: int = 10, batch_size: int = 1024,
+                learning_rate: float = 1e-2, seed: int = 0):
+    """A linear probe: softmax regression on standardised features, its L2 penalty chosen on validation examples.
+
+    Args:
+        train_x, valid_x: float ``(n, dim)`` feature arrays; ``train_y``, ``valid_y``: int labels ``(n,)`` in
+            ``0..num_classes - 1`` (``num_classes`` = the largest label seen + 1).
+        l2_values: weight penalties tried (``keras.regularizers.L2`` on the kernel; larger: a simpler probe).
+        epochs, batch_size, learning_rate: Adam on the cross-entropy, the same for every penalty; a probe takes
+            ``epochs * ceil(n / batch_size)`` steps, so with a few hundred rows raise ``epochs`` or lower ``batch_size``.
+        seed: seeds the initial weights and the shuffling (``keras.utils.set_random_seed``).
+
+    Returns:
+        ``(probe, choice)``: the ``LinearProbe`` with the best penalty (``probe.score(x, y)`` is its accuracy) and
+        ``{"l2": best, "valid_accuracy": {l2: accuracy}}``.
+
+    Raises:
+        ValueError: features not 2-D, features and labels of different lengths, widths that differ between
+            the splits, negative labels, fewer than two classes in the training labels, or no ``l2_values``.
+
+    Source: the probing method of Alain & Bengio (2016) and Tenney et al. (2019): a classifier that can only
+    draw hyperplanes, so what it finds is (linearly) in the vectors, not computed by the probe.
+    """
+    arrays = {}
+    for name, x, y in (("train", train_x, train_y), ("valid", valid_x, valid_y)):
+        x, y = np.asarray(x, np.float32), np.asarray(y)
+        if x.ndim != 2:
+            raise ValueError(f"{name}_x must be (n, dim), got shape {x.shape}")
+        if len(x) != len(y):
+            raise ValueError(f"{name}_x has {len(x)} rows but {name}_y {len(y)} labels")
+        if len(y) and y.min() < 0:
+            raise ValueError(f"{name}_y has a negative label {int(y.min())}: labels must be 0..num_classes - 1")
+        arrays[name] = (x, y.astype(np.int32))
+    if arrays["train"][0].shape[1] != arrays["valid"][0].shape[1]:
+        raise ValueError(f"train_x and valid_x differ in width: {arrays['train'][0].shape[1]} vs "
+                         f"{arrays['valid'][0].shape[1]}")
+    if len(np.unique(arrays["train"][1])) < 2:
+        raise ValueError("train_y needs at least two classes")
+    if not l2_values:
+        raise ValueError("l2_values is empty")
+    x, y = arrays["train"]
+    mean, scale = x.mean(0), x.std(0) + 1e-6
+    num_classes = int(max(y.max(), arrays["valid"][1].max(initial=0))) + 1
+    best, scores = None, {}
+    for l2 in l2_values:
+        keras.utils.set_random_seed(seed)
+        model = keras.Sequential([keras.Input((x.shape[1],)),
+                                  keras.layers.Dense(num_classes, kernel_regularizer=keras.regularizers.L2(float(l2)))])
+        model.compile(optimizer=keras.optimizers.Adam(learning_rate),
+                      loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        model.fit((x - mean) / scale, y, batch_size=batch_size, epochs=epochs, shuffle=True, verbose=0)
+        probe = LinearProbe(model, mean, scale, float(l2))
+        scores[float(l2)] = probe.score(*arrays["valid"])
+        if best is None or scores[float(l2)] > scores[best.l2]:
+            best = probe
+    return best, {"l2": best.l2, "valid_accuracy": scores}
+
+
+def attention_shares(weights, token_ids, padding_mask, cls_id: int, sep_id: int) -> dict:
+    """The share of each head's attention that goes to each kind of key, averaged over the real queries.
+
+    Every (query, key) pair falls in exactly one kind, taken in this order: the key is ``[CLS]``; the key is
+    ``[SEP]``; the key is the query itself; the token just before; just after; another position holding
+    the same token id; anything else. So for each query the shares of the seven kinds sum to 1 (padding
+    keys get no weight from BERT, and padding queries are left out).
+
+    Args:
+        weights: a list with one float array ``(batch, heads, L, L)`` per layer (``BertBackbone.attention_scores``),
+            or one array ``(layers, batch, heads, L, L)``.
+        token_ids: int ``(batch, L)``; padding_mask: bool or int ``(batch, L)``, True on real tokens.
+        cls_id, sep_id: the ids of ``[CLS]`` and ``[SEP]``.
+
+    Returns:
+        ``{kind: float array (layers, heads)}`` for the kinds of ``SHARE_KINDS``, plus ``"queries"``: how many
+        queries were averaged.
+
+    Raises:
+        ValueError: arrays whose shapes do not fit together (names the argument and both shapes), or no
+            real query.
+
+    Reference: Clark, Khandelwal, Levy & Manning (2019), "What Does BERT Look At? An Analysis of BERT's
+    Attention", section 3 (attention to delimiters, to the previous / next token, broad attention).
+    """
+    stacked = np.stack([np.asarray(w, np.float32) for w in weights]) if isinstance(weights, (list, tuple)) \
+        else np.asarray(weights, np.float32)
+    ids, real = np.asarray(token_ids), np.asarray(padding_mask).astype(bool)
+    if stacked.ndim != 5:
+        raise ValueError(f"weights must be a list of (batch, heads, L, L) arrays, got shape {stacked.shape}")
+    _, batch, _, length, keys = stacked.shape
+    if ids.shape != (batch, length) or keys != length:
+        raise ValueError(f"token_ids must be (batch, L) = {(batch, length)} to fit weights of shape "
+                         f"{stacked.shape[1:]}, got {ids.shape}")
+    if real.shape != ids.shape:
+        raise ValueError(f"padding_mask must have the shape of token_ids {ids.shape}, got {real.shape}")
+    if not real.any():
+        raise ValueError("padding_mask has no real token: nothing to average")
+    i, j = np.arange(length)[:, None], np.arange(length)[None, :]
+    key = ids[:, None, :]
+    kind = np.full((batch, length, length), len(SHARE_KINDS) - 1, np.int8)
+    rules = [key == cls_id, key == sep_id, np.broadcast_to(i == j, kind.shape), np.broadcast_to(j == i - 1, kind.shape),
+             np.broadcast_to(j == i + 1, kind.shape), key == ids[:, :, None]]
+    for k, rule in reversed(list(enumerate(rules))):      # the first rule that holds wins
+        kind[np.broadcast_to(rule, kind.shape)] = k
+    onehot = (kind[..., None] == np.arange(len(SHARE_KINDS))).astype(np.float32)     # (batch, L, L, kinds)
+    totals = np.einsum("lbhij,bijc,bi->lhc", stacked, onehot, real.astype(np.float32))
+    shares = totals / real.sum()
+    return {**{name: shares[..., k] for k, name in enumerate(SHARE_KINDS)}, "queries": int(real.sum())}
