@@ -353,13 +353,14 @@ def test_probe_separates_blobs_far_apart():
     np.testing.assert_array_equal(probe.predict(x), by_hand)
 
 
-@pytest.mark.xfail(strict=True, reason="train_probe's defaults (10 epochs, batch 1024, Adam 1e-2) make 10 steps "
-                                       "on 200 rows: the probe stays near its random start (0.34 on blobs)")
 def test_probe_defaults_separate_blobs_far_apart():
+    # 200 rows are one batch of the default 1024: min_steps makes the 10 passes 300, enough to separate the blobs
     rng = np.random.default_rng(0)
     x, y = _blobs(rng, 300)
     _, choice = train_probe(x[:200], y[:200], x[200:], y[200:])
     assert choice["valid_accuracy"][choice["l2"]] == 1.0
+    _, few = train_probe(x[:200], y[:200], x[200:], y[200:], min_steps=0)
+    assert few["valid_accuracy"][few["l2"]] < 0.9                          # 10 steps alone: still near the start
 
 
 def test_probe_picks_the_penalty_that_is_best_on_validation():
@@ -410,3 +411,7 @@ def test_probe_refuses_bad_arguments():
         train_probe(x, y - 1, x, y)
     with pytest.raises(ValueError, match="l2_values is empty"):
         train_probe(x, y, x, y, l2_values=())
+    with pytest.raises(ValueError, match="l2_values is empty"):
+        train_probe(x, y, x, y, l2_values=np.array([]))
+    with pytest.raises(ValueError, match="epochs and batch_size must be >= 1"):
+        train_probe(x, y, x, y, batch_size=0)

@@ -162,8 +162,8 @@ class BertBackbone(keras.Model):
 
         Returns:
             a list of ``num_layers`` float32 tensors ``(batch, num_heads, L, L)``: entry ``[b, h, i, j]`` is how
-            much head ``h`` of that block puts on token ``j`` when computing token ``i``; each row sums to 1
-            over the real tokens, and padding keys get 0. What Clark et al. (2019), "What Does BERT Look
+            much head ``h`` of that block puts on token ``j`` when computing token ``i``; each row of a real query
+            sums to 1 over the real tokens, padding keys get 0, and the rows of padding queries are 0. What Clark et al. (2019), "What Does BERT Look
             At?", measure (``word2bert.bert.probing.attention_shares`` summarises them).
 
         Raises:

@@ -132,16 +132,20 @@ class LinearProbe:
 
 
 def train_probe(train_x, train_y, valid_x, valid_y, l2_values=(1e-4, 1e-2), epochs: int = 10, batch_size: int = 1024,
-                learning_rate: float = 1e-2, seed: int = 0):
+                learning_rate: float = 1e-2, min_steps: int = 300, seed: int = 0):
     """A linear probe: softmax regression on standardised features, its L2 penalty chosen on validation examples.
 
     Args:
         train_x, valid_x: float ``(n, dim)`` feature arrays; ``train_y``, ``valid_y``: int labels ``(n,)`` in
             ``0..num_classes - 1`` (``num_classes`` = the largest label seen + 1).
         l2_values: weight penalties tried (``keras.regularizers.L2`` on the kernel; larger: a simpler probe).
-        epochs, batch_size, learning_rate: Adam on the cross-entropy, the same for every penalty; a probe takes
-            ``epochs * ceil(n / batch_size)`` steps, so with a few hundred rows raise ``epochs`` or lower ``batch_size``.
-        seed: seeds the initial weights and the shuffling (``keras.utils.set_random_seed``).
+        epochs, batch_size, learning_rate: Adam on the cross-entropy, the same for every penalty: ``epochs`` passes
+            over the training rows in batches of ``batch_size``, each pass in a new random order.
+        min_steps: at least this many optimiser steps whatever the number of rows (more passes on small data, so
+            that a few hundred rows are not left near the random start). Each pass is filled up to whole batches
+            with the first rows of its order (so with fewer rows than ``batch_size`` some rows count twice), and
+            the passes are laid end to end in memory: ``passes * ceil(n / batch_size) * batch_size * dim`` floats.
+        seed: seeds the initial weights (``keras.utils.set_random_seed``) and the order of the rows.
 
     Returns:
         ``(probe, choice)``: the ``LinearProbe`` with the best penalty (``probe.score(x, y)`` is its accuracy) and
@@ -169,11 +173,19 @@ def train_probe(train_x, train_y, valid_x, valid_y, l2_values=(1e-4, 1e-2), epoc
                          f"{arrays['valid'][0].shape[1]}")
     if len(np.unique(arrays["train"][1])) < 2:
         raise ValueError("train_y needs at least two classes")
-    if not l2_values:
+    if len(l2_values) == 0:
         raise ValueError("l2_values is empty")
+    if min(int(epochs), int(batch_size), int(min_steps) + 1) < 1:
+        raise ValueError(f"epochs and batch_size must be >= 1 and min_steps >= 0, got {epochs}, {batch_size}, {min_steps}")
     x, y = arrays["train"]
     mean, scale = x.mean(0), x.std(0) + 1e-6
     num_classes = int(max(y.max(), arrays["valid"][1].max(initial=0))) + 1
+    per_pass = -(-len(x) // int(batch_size))
+    passes = max(int(epochs), -(-int(min_steps) // per_pass))
+    rng = np.random.default_rng(seed)                 # every pass a new order, the passes laid end to end: one fit
+    order = np.concatenate([np.concatenate([p, p[: per_pass * int(batch_size) - len(x)]])
+                            for p in (rng.permutation(len(x)) for _ in range(passes))])
+    standard = (x - mean) / scale
     best, scores = None, {}
     for l2 in l2_values:
         keras.utils.set_random_seed(seed)
@@ -181,7 +193,7 @@ def train_probe(train_x, train_y, valid_x, valid_y, l2_values=(1e-4, 1e-2), epoc
                                   keras.layers.Dense(num_classes, kernel_regularizer=keras.regularizers.L2(float(l2)))])
         model.compile(optimizer=keras.optimizers.Adam(learning_rate),
                       loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-        model.fit((x - mean) / scale, y, batch_size=batch_size, epochs=epochs, shuffle=True, verbose=0)
+        model.fit(standard[order], y[order], batch_size=int(batch_size), epochs=1, shuffle=False, verbose=0)
         probe = LinearProbe(model, mean, scale, float(l2))
         scores[float(l2)] = probe.score(*arrays["valid"])
         if best is None or scores[float(l2)] > scores[best.l2]:
