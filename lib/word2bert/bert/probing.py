@@ -13,6 +13,8 @@
 """
 from __future__ import annotations
 
+import collections
+
 import keras
 import numpy as np
 from keras import ops
@@ -20,6 +22,10 @@ from keras import ops
 from word2bert.bert.model import BertBackbone
 
 SHARE_KINDS = ("[CLS]", "[SEP]", "self", "previous", "next", "same token", "other")
+# id(backbone) -> (backbone, its layer_outputs_model): the last few backbones read, so that repeated calls reuse one
+# model (its predict function traced once); the entry holds the backbone, so an id cannot be reused while cached
+_LAYER_OUTPUTS: collections.OrderedDict = collections.OrderedDict()
+_LAYER_OUTPUTS_KEPT = 4
 
 
 def _check_backbone(backbone):
@@ -98,7 +104,12 @@ def layer_features(backbone: BertBackbone, inputs: dict, select=None, pooling: s
             raise ValueError(f"select must have the shape of token_ids {full['token_ids'].shape}, got {select.shape}")
     if int(batch_size) < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    model = layer_outputs_model(backbone)
+    if id(backbone) not in _LAYER_OUTPUTS:
+        _LAYER_OUTPUTS[id(backbone)] = (backbone, layer_outputs_model(backbone))
+        while len(_LAYER_OUTPUTS) > _LAYER_OUTPUTS_KEPT:
+            _LAYER_OUTPUTS.popitem(last=False)
+    _LAYER_OUTPUTS.move_to_end(id(backbone))
+    model = _LAYER_OUTPUTS[id(backbone)][1]
     out = []
     for start in range(0, len(full["token_ids"]), int(batch_size)):
         batch = {k: v[start:start + int(batch_size)] for k, v in full.items()}
