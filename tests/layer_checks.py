@@ -89,6 +89,8 @@ KNOWN_DTYPE_BUGS = {
 UNSUPPORTED_POLICIES = {
     "word2bert>Seq2Seq": {"bfloat16": "the GRUs' Orthogonal recurrent initializer needs a QR decomposition, "
                                       "which has no bfloat16 kernel"},
+    "word2bert>BidirectionalLM": {"bfloat16": "the LSTMs' Orthogonal recurrent initializer needs a QR decomposition, "
+                                              "which has no bfloat16 kernel"},
 }
 _LOADER = textwrap.dedent("""
     import json, sys

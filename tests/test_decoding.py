@@ -226,7 +226,55 @@ def test_sampling_draws_from_the_tempered_distribution_and_stops_at_the_end_toke
     assert runs == sample_search(step, {}, 50, 0, 1, 30, seed=3)        # same seed, same samples
     assert all(1 not in r for r in runs) and any(len(r) < 30 for r in runs)
     with pytest.raises(ValueError, match="temperature"):
-        sample_search(step, {}, 1, 0, 1, 3, temperature=0)
+        sample_search(step, {}, 1, 0, 1, 3, temperature=-0.5)
+    top2 = np.array([0.0, 0.0, 0.6, 0.3]) / 0.9      # top_k=2 keeps tokens 2 and 3, renormalised
+    draws = sample_search(step, {}, 4000, 0, None, 1, top_k=2, seed=0)
+    np.testing.assert_allclose(np.bincount([d[0] for d in draws], minlength=4) / 4000, top2, atol=0.025)
+    for bad in (0, 2.5, -1):
+        with pytest.raises(ValueError, match="top_k"):
+            sample_search(step, {}, 1, 0, 1, 3, top_k=bad)
+    with pytest.raises(ValueError, match="larger than the vocabulary"):
+        sample_search(step, {}, 1, 0, 1, 3, top_k=5)
+
+
+def _markov_step(vocab_size=40, seed=0):
+    """A random first-order chain: log P(next | last) from a fixed table; it records each step's log-probs."""
+    table = np.log(np.random.default_rng(seed).dirichlet(np.full(vocab_size, 0.3), size=vocab_size) + 1e-12)
+    seen = []
+
+    def step(state, last):
+        log_probs = table[np.asarray(last)]
+        seen.append(log_probs)
+        return log_probs, state
+    return step, seen
+
+
+@once_on_tensorflow                                        # NumPy only: no Keras backend involved
+def test_top_k_sampling_never_leaves_the_k_most_probable_tokens():
+    from word2bert.decoding import sample_search
+    step, seen = _markov_step()
+    k = 3
+    out = sample_search(step, {}, 64, 0, None, 25, temperature=1.5, top_k=k, seed=1)
+    drawn = np.array(out)                                                  # (64, 25): no end token, every draw
+    assert drawn.shape == (64, 25)
+    for t, log_probs in enumerate(seen):
+        allowed = np.argsort(-log_probs, axis=1, kind="stable")[:, :k]    # the k most probable of each row
+        assert all(drawn[row, t] in allowed[row] for row in range(64)), t
+    # without the cut the same temperature leaves the top 3 often: the check above can fail
+    step, seen = _markov_step()
+    free = np.array(sample_search(step, {}, 64, 0, None, 25, temperature=1.5, seed=1))
+    outside = [free[row, t] not in np.argsort(-lp[row])[:k] for t, lp in enumerate(seen) for row in range(64)]
+    assert np.mean(outside) > 0.2
+
+
+@once_on_tensorflow                                        # NumPy only: no Keras backend involved
+def test_temperature_zero_and_top_1_are_greedy_search():
+    from word2bert.decoding import greedy_search, sample_search
+    step, _ = _markov_step(seed=4)
+    greedy = greedy_search(step, {}, 8, 0, 1, 30)
+    assert sample_search(step, {}, 8, 0, 1, 30, temperature=0.0, seed=9) == greedy
+    assert sample_search(step, {}, 8, 0, 1, 30, top_k=1, seed=5) == greedy
+    assert sample_search(step, {}, 8, 0, 1, 30, temperature=1.0, seed=5) != greedy     # sampling differs
 
 
 # --------------------------------------------- a state of backend tensors (the Transformer's key/value caches)

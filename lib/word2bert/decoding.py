@@ -100,39 +100,56 @@ def _record(tokens, done, outputs, end_id) -> bool:
 
 
 def sample_search(step_fn, state, batch_size: int, start_id: int, end_id: int | None, max_len: int,
-                  temperature: float = 1.0, seed: int = 0) -> list[list[int]]:
-    """Decode by drawing every token from the model's distribution, sharpened by a temperature.
+                  temperature: float = 1.0, seed: int = 0, top_k: int | None = None) -> list[list[int]]:
+    """Decode by drawing every token from the model's distribution, sharpened by a temperature, cut to the top k.
 
     At each step a row draws token ``w`` with probability ``softmax(log_probs / temperature)[w]``
-    (``temperature`` 1: the model's own distribution; below 1: greedier).
+    (``temperature`` 1: the model's own distribution; below 1: greedier; 0: always the most probable token,
+    which is ``greedy_search``). With ``top_k``, only the ``top_k`` most probable tokens of the row can be
+    drawn (their probabilities renormalised; Fan et al. 2018, section 5.4); ties at the k-th place go to
+    the lower token id, so exactly ``top_k`` tokens stay.
 
     Args:
         step_fn, state, batch_size, start_id: as ``greedy_search``.
         end_id: the stop token (a row stops when it draws it), or None to always draw
             ``max_len`` tokens.
         max_len: at most this many draws per row (the end token included).
-        temperature: > 0.
+        temperature: >= 0 (0: greedy).
         seed: seed of a ``numpy.random.Generator``; the same seed gives the same samples.
+        top_k: None (the whole vocabulary) or an int between 1 and the vocabulary size (1: greedy).
 
     Returns:
         list of ``batch_size`` lists of int token ids, without the start and end tokens.
 
     Raises:
-        ValueError: as ``greedy_search``; ``temperature`` <= 0.
+        ValueError: as ``greedy_search``; ``temperature`` < 0 or not a number; ``top_k`` < 1 or above the
+            vocabulary size.
     """
     _check(batch_size, max_len)
-    if not temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
+    if not temperature >= 0:
+        raise ValueError(f"temperature must be >= 0 (0: greedy), got {temperature}")
+    if top_k is not None and (int(top_k) != top_k or top_k < 1):
+        raise ValueError(f"top_k must be None or an integer >= 1, got {top_k}")
     rng = np.random.default_rng(seed)
     tokens = np.full((batch_size,), start_id, dtype=np.int32)
     done = np.zeros((batch_size,), dtype=bool)
     outputs: list[list[int]] = [[] for _ in range(batch_size)]
     for _ in range(max_len):
         log_probs, state = step_fn(state, tokens)
-        z = _checked_log_probs(log_probs, batch_size, 0 if end_id is None else end_id) / temperature
-        p = np.exp(z - z.max(axis=-1, keepdims=True))
-        for row in np.flatnonzero(~done):
-            tokens[row] = rng.choice(p.shape[1], p=p[row] / p[row].sum())
+        z = _checked_log_probs(log_probs, batch_size, 0 if end_id is None else end_id)
+        if top_k is not None and top_k > z.shape[1]:
+            raise ValueError(f"top_k={top_k} is larger than the vocabulary of {z.shape[1]} tokens")
+        if temperature == 0 or top_k == 1:
+            tokens = z.argmax(axis=-1).astype(np.int32)
+        else:
+            if top_k is not None:
+                keep = np.zeros(z.shape, bool)
+                np.put_along_axis(keep, _top_k(z, int(top_k)), True, axis=1)
+                z = np.where(keep, z, -np.inf)
+            z = z / temperature
+            p = np.exp(z - z.max(axis=-1, keepdims=True))
+            for row in np.flatnonzero(~done):
+                tokens[row] = rng.choice(p.shape[1], p=p[row] / p[row].sum())
         if _record(tokens, done, outputs, end_id):
             break
     return outputs

@@ -69,3 +69,48 @@ def batchify(ids, batch_size: int, seq_len: int):
         return rows.reshape(batch_size, num_batches, seq_len).transpose(1, 0, 2).reshape(-1, seq_len)
 
     return np.ascontiguousarray(layout(rows_x)), np.ascontiguousarray(layout(rows_y))
+
+
+def sliding_windows(ids, seq_len: int, stride: int):
+    """Cover a token stream with overlapping windows so that a fixed-context model scores every token once,
+    each with at least ``seq_len - stride`` tokens of context (except near the start).
+
+    Window w holds ``ids[w * stride : w * stride + seq_len + 1]``: inputs its first ``seq_len`` ids, targets
+    the same shifted one ahead. The first window scores all its targets; every later window scores only its
+    last ``stride`` targets (the earlier ones were scored by the previous window, with less context). The
+    last window is padded with id 0 and weight 0 where the stream ends. ``ids[0]`` is context only (prepend
+    a start or ``<eos>`` id to have the first real token scored).
+
+    Args:
+        ids: 1-D int stream of at least 2 ids.
+        seq_len: the model's context (window length, >= 1).
+        stride: new targets per window, ``1 <= stride <= seq_len`` (``seq_len``: windows that do not overlap;
+            smaller: more context per scored token, ``seq_len / stride`` times the work).
+
+    Returns:
+        ``(x, y, weights)``: int32 ``(num_windows, seq_len)`` twice and float32 ``(num_windows, seq_len)``;
+        ``weights`` is 1 exactly once for each of the ``len(ids) - 1`` targets and 0 elsewhere.
+
+    Raises:
+        ValueError: ``ids`` not a 1-D integer array of at least 2 ids; ``seq_len`` or ``stride`` out of range.
+    """
+    ids = np.asarray(ids)
+    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer) or len(ids) < 2:
+        raise ValueError(f"ids must be a 1-D integer array of at least 2 ids, got shape {ids.shape} and dtype "
+                         f"{ids.dtype}")
+    if int(seq_len) != seq_len or seq_len < 1 or int(stride) != stride or not 1 <= stride <= seq_len:
+        raise ValueError(f"need integers seq_len >= 1 and 1 <= stride <= seq_len, got seq_len={seq_len}, "
+                         f"stride={stride}")
+    n_targets = len(ids) - 1
+    starts = [0]
+    while starts[-1] + seq_len < n_targets:
+        starts.append(starts[-1] + stride)
+    padded = np.concatenate([ids.astype(np.int32), np.zeros(starts[-1] + seq_len + 1 - len(ids), np.int32)])
+    x = np.stack([padded[s:s + seq_len] for s in starts])
+    y = np.stack([padded[s + 1:s + seq_len + 1] for s in starts])
+    weights = np.zeros(x.shape, np.float32)
+    for w, s in enumerate(starts):
+        first_new = 0 if w == 0 else seq_len - stride          # targets before it were scored by window w - 1
+        last = min(seq_len, n_targets - s)                     # targets past the stream's end are padding
+        weights[w, first_new:last] = 1.0
+    return x, y, weights

@@ -4,11 +4,12 @@ paper's learning-rate schedule and the token accuracy (``MaskedAccuracy``).
 """
 from word2bert.transformer.data import (encode_sources, encode_translation_pairs, train_transformer,
                                         translate_texts)
+from word2bert.transformer.heads import GPTClassifier, GPTTokenTagger
 from word2bert.transformer.incremental import compile_function, run_steps
 from word2bert.transformer.model import DecoderOnlyTransformer, Transformer
 from word2bert.transformer.training import (MaskedAccuracy, MaskedCrossEntropy, TransformerSchedule, masked_accuracy,
                                          warmup_inverse_sqrt)
 
-__all__ = ["DecoderOnlyTransformer", "MaskedAccuracy", "MaskedCrossEntropy", "Transformer", "TransformerSchedule", "compile_function",
+__all__ = ["DecoderOnlyTransformer", "GPTClassifier", "GPTTokenTagger", "MaskedAccuracy", "MaskedCrossEntropy", "Transformer", "TransformerSchedule", "compile_function",
            "encode_sources", "encode_translation_pairs", "masked_accuracy", "run_steps", "train_transformer",
            "translate_texts", "warmup_inverse_sqrt"]

@@ -30,6 +30,18 @@ class DecoderStack(IncrementalDecoding):
         With ``return_attention_scores``, also one dict per block of its attention weights (``"self"``
         ``(batch, heads, T, T)`` and, with an encoder, ``"cross"`` ``(batch, heads, T, S)``).
         """
+        out = self.decoder_states(decoder_input, memory, memory_mask, training=training, decoder_mask=decoder_mask,
+                                  return_attention_scores=return_attention_scores)
+        if return_attention_scores:
+            return self.output_logits(out[0]), out[1]
+        return self.output_logits(out)
+
+    def decoder_states(self, decoder_input, memory=None, memory_mask=None, training=None, decoder_mask=None,
+                       return_attention_scores=False):
+        """The last decoder block's output ``(batch, T, d_model)`` (after the final LayerNorm of a pre-LN stack):
+        the vectors the output layer reads, which a fine-tuning head reads too (GPT's recipe). Arguments as
+        ``run_decoder`` (with ``return_attention_scores``: ``(states, scores)``); position t depends on the inputs at
+        positions <= t only (the causal mask)."""
         x = self.embedding_dropout(self.target_embedding(decoder_input), training=training)
         mask = ops.not_equal(decoder_input, 0) if decoder_mask is None else decoder_mask
         scores = []
@@ -40,5 +52,4 @@ class DecoderStack(IncrementalDecoding):
             scores.append(s)
         if self.final_norm is not None:
             x = self.final_norm(x)
-        logits = self.output_logits(x)
-        return (logits, scores) if return_attention_scores else logits
+        return (x, scores) if return_attention_scores else x

@@ -277,6 +277,48 @@ class DecoderOnlyTransformer(_Common, keras.Model):
         return self._search(step if use_cache else step_uncached, state, batch_size, start_id, end_id, max_len,
                             beam_width, alpha)
 
+    def sample(self, batch_size: int, prompt, end_id: int | None, max_new_tokens: int, temperature: float = 1.0,
+               top_k: int | None = None, seed: int = 0, use_cache: bool = True) -> list[list[int]]:
+        """Continue ``prompt`` by sampling, one token at a time (``word2bert.decoding.sample_search``).
+
+        The prompt is fed through the decoder first (with the cache: one step per prompt token, its keys and
+        values kept), then each drawn token is fed back. With ``use_cache=False`` every step recomputes the
+        whole prefix instead: the same tokens for the same seed, more slowly.
+
+        Args:
+            batch_size: rows sampled in parallel (each its own continuation of the same prompt).
+            prompt: a non-empty list of ids (e.g. the start id, then the words given).
+            end_id: a row stops when it draws this id (not returned), or None to always draw ``max_new_tokens``.
+            max_new_tokens: at most this many ids drawn per row.
+            temperature: >= 0; 0 is greedy. top_k: None, or draw among the ``top_k`` most probable ids only.
+            seed: of the draws (NumPy); the same seed gives the same samples.
+            use_cache: the key/value cache (True) or recomputing the prefix.
+
+        Returns:
+            ``batch_size`` lists of drawn ids (the prompt excluded).
+
+        Raises:
+            ValueError: an empty prompt; ``len(prompt) + max_new_tokens`` above the model's ``max_len``; the
+                errors of ``sample_search`` (temperature, top_k).
+        """
+        from word2bert.decoding import sample_search
+
+        prompt = [int(t) for t in np.asarray(prompt).ravel()]
+        if not prompt:
+            raise ValueError("sample needs a prompt of at least one id (e.g. the start id)")
+        if max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
+        length = len(prompt) + max_new_tokens
+        if length > self.max_len:
+            raise ValueError(f"a prompt of {len(prompt)} ids plus {max_new_tokens} new ones is {length} positions, "
+                             f"over the model's max_len of {self.max_len}")
+        step, step_uncached = self.step_functions()
+        step = step if use_cache else step_uncached
+        state = self.decoding_state(batch_size, length, use_cache=use_cache)
+        for token in prompt[:-1]:                                   # the prompt's keys and values (or prefix)
+            _, state = step(state, np.full((batch_size,), token, np.int32))
+        return sample_search(step, state, batch_size, prompt[-1], end_id, max_new_tokens, temperature, seed, top_k)
+
     def get_config(self):
         return {**super().get_config(), "vocab_size": self.vocab_size, "num_layers": self.num_layers,
                 "d_model": self.d_model, "num_heads": self.num_heads, "intermediate_dim": self.intermediate_dim,

@@ -1,0 +1,297 @@
+"""Chapter 12's models: GPT (a decoder-only Transformer read by fine-tuning heads, sampled through its
+key/value cache), ELMo's bidirectional LSTM language model with its frozen-feature heads, and the
+perplexity of a causal model over a token stream. Right answers are independent of the code under test:
+a position's logits must not move when later tokens change, a backward LSTM run by hand over the reversed
+words, perplexities computed from a bigram table and a uniform model by hand, a dense layer applied by
+hand to the vector a head is documented to read."""
+import math
+
+import keras
+import numpy as np
+import pytest
+
+from layer_checks import run_layer_test, to_numpy
+from word2bert.lm import (BidirectionalLM, ElmoClassifier, ElmoTokenTagger, bilm_targets, reverse_padded,
+                          sliding_windows, stream_perplexity)
+from word2bert.transformer import DecoderOnlyTransformer, GPTClassifier, GPTTokenTagger
+
+VOCAB = 30
+
+
+def _gpt(seed=0, max_len=12, dropout=0.0):
+    keras.utils.set_random_seed(seed)
+    lm = DecoderOnlyTransformer(VOCAB, num_layers=2, d_model=16, num_heads=2, intermediate_dim=32, dropout=dropout,
+                                max_len=max_len)
+    lm.build()
+    return lm
+
+
+def _bilm(seed=0, dropout=0.0):
+    keras.utils.set_random_seed(seed)
+    bilm = BidirectionalLM(VOCAB, hidden_dim=8, num_layers=2, dropout=dropout)
+    bilm.build()
+    return bilm
+
+
+def _rows():
+    """Two right-padded rows: 6 and 4 real tokens."""
+    return np.array([[2, 7, 9, 11, 5, 3, 0, 0], [2, 14, 6, 3, 0, 0, 0, 0]], np.int32)
+
+
+# ------------------------------------------------------------------ GPT: the causal model and its heads
+def test_causal_position_is_independent_of_later_tokens():
+    lm = _gpt()
+    ids = np.array([[2, 7, 9, 11, 5, 3, 8, 4]], np.int32)
+    base = to_numpy(lm(ids))
+    for i in range(ids.shape[1] - 1):
+        changed = ids.copy()
+        changed[0, i + 1:] = np.random.default_rng(i).integers(1, VOCAB, ids.shape[1] - i - 1)
+        out = to_numpy(lm(changed))
+        np.testing.assert_allclose(out[0, :i + 1], base[0, :i + 1], atol=1e-5)        # positions <= i: unmoved
+        assert np.abs(out[0, i + 1:] - base[0, i + 1:]).max() > 1e-4                    # later ones do move
+
+
+def test_gpt_classifier_reads_the_last_real_token_and_ignores_padding():
+    lm = _gpt()
+    model = GPTClassifier(lm, num_classes=3, dropout=0.0)
+    rows = _rows()
+    inputs = {"token_ids": rows, "padding_mask": rows != 0}
+    out = to_numpy(model(inputs))
+    states = to_numpy(lm.decoder_states(rows))
+    kernel, bias = (to_numpy(w) for w in model.output_layer.weights)
+    last = [5, 3]                                                       # each row's last real position
+    np.testing.assert_allclose(out, np.stack([states[r, t] for r, t in enumerate(last)]) @ kernel + bias, atol=1e-5)
+    wider = np.pad(rows, ((0, 0), (0, 3)))                              # more padding: the same logits
+    np.testing.assert_allclose(to_numpy(model(wider)), out, atol=1e-5)
+    # the tagger reads every position's vector through its own dense layer
+    tagger = GPTTokenTagger(lm, num_tags=4, dropout=0.0)
+    tags = to_numpy(tagger(rows))
+    kernel, bias = (to_numpy(w) for w in tagger.output_layer.weights)
+    np.testing.assert_allclose(tags, states @ kernel + bias, atol=1e-5)
+    assert tags.shape == (2, 8, 4)
+
+
+def test_gpt_heads_reject_bad_arguments():
+    lm = _gpt(max_len=8)
+    with pytest.raises(ValueError, match="DecoderOnlyTransformer"):
+        GPTClassifier(_bilm(), 2)
+    with pytest.raises(ValueError, match=">= 1"):
+        GPTTokenTagger(lm, 0)
+    with pytest.raises(ValueError, match="dropout"):
+        GPTClassifier(lm, 2, dropout=1.0)
+    with pytest.raises(ValueError, match="max_len"):
+        GPTClassifier(lm, 2)(np.ones((1, 9), np.int32))
+    with pytest.raises(ValueError, match="token_ids"):
+        GPTClassifier(lm, 2)({"ids": np.ones((1, 3), np.int32)})
+
+
+def test_gpt_classifier_through_harness(tmp_path):
+    rows = _rows()
+    # the language model's 37 weights (see the decoder-only harness test) less its output bias, which no head
+    # reads (kept, not trained), + the head's kernel and bias
+    lm = DecoderOnlyTransformer(VOCAB, num_layers=2, d_model=16, num_heads=2, intermediate_dim=32, dropout=0.1,
+                                max_len=8)
+    run_layer_test(GPTClassifier, {"lm": lm, "num_classes": 3, "dropout": 0.1}, [rows], tmp_path,
+                   expected_output_shape=(2, 3), expected_num_trainable_weights=38,
+                   expected_num_non_trainable_weights=1,
+                   fit_data=(rows, np.array([0, 2])),
+                   compile_kwargs={"optimizer": keras.optimizers.SGD(0.1),
+                                   "loss": keras.losses.SparseCategoricalCrossentropy(from_logits=True)},
+                   float32_outputs=True)
+
+
+# ------------------------------------------------------------------ sampling through the cache
+def test_sampling_cached_equals_uncached_and_temperature_zero_is_greedy():
+    lm = _gpt(max_len=16)
+    cached = lm.sample(3, [2, 7], end_id=None, max_new_tokens=8, temperature=1.0, top_k=5, seed=4)
+    uncached = lm.sample(3, [2, 7], end_id=None, max_new_tokens=8, temperature=1.0, top_k=5, seed=4, use_cache=False)
+    assert cached == uncached and all(len(row) == 8 for row in cached)
+    greedy = lm.sample(2, [2], end_id=3, max_new_tokens=10, temperature=0.0)
+    assert greedy == lm.generate(2, start_id=2, end_id=3, max_len=10)
+    # the prompt conditions the continuation: greedy from [2, 7] continues the uncached greedy prefix [2, 7, ...]
+    after_prompt = lm.sample(1, [2, 7], end_id=None, max_new_tokens=4, temperature=0.0)[0]
+    prefix = [2, 7]
+    for _ in range(4):
+        prefix.append(int(to_numpy(lm(np.array([prefix], np.int32)))[0, -1].argmax()))
+    assert after_prompt == prefix[2:]
+
+
+def test_sampling_rejects_bad_arguments():
+    lm = _gpt(max_len=8)
+    with pytest.raises(ValueError, match="prompt"):
+        lm.sample(1, [], end_id=None, max_new_tokens=3)
+    with pytest.raises(ValueError, match="max_len"):
+        lm.sample(1, [2, 3, 4], end_id=None, max_new_tokens=6)
+    with pytest.raises(ValueError, match="top_k"):
+        lm.sample(1, [2], end_id=None, max_new_tokens=3, top_k=0)
+
+
+# ------------------------------------------------------------------ perplexity over a stream
+def test_sliding_windows_score_every_target_once_with_enough_context():
+    ids = np.arange(1, 24)                                   # 23 ids: 22 targets
+    for seq_len, stride in ((5, 5), (6, 2), (4, 1), (30, 7)):
+        x, y, w = sliding_windows(ids, seq_len, stride)
+        np.testing.assert_array_equal(y[w > 0][np.argsort(y[w > 0])], ids[1:])      # each target once
+        for row in range(len(x)):
+            np.testing.assert_array_equal(y[row][x[row] != 0][:-1], x[row][x[row] != 0][1:])  # shifted by one
+            if row:                                           # context of a scored target: >= seq_len - stride
+                assert np.flatnonzero(w[row]).min() >= min(seq_len - stride, seq_len - 1)
+    assert sliding_windows(ids, 5, 5)[0].shape == (5, 5)     # 22 targets in windows of 5: 5 windows
+    for bad in (dict(seq_len=0, stride=1), dict(seq_len=4, stride=5), dict(seq_len=4, stride=0)):
+        with pytest.raises(ValueError, match="stride"):
+            sliding_windows(ids, **bad)
+    with pytest.raises(ValueError, match="1-D integer"):
+        sliding_windows(np.array([1.0, 2.0]), 2, 1)
+
+
+class BigramTable(keras.Model):
+    """logits of the next id = a fixed table's row of the current id (no other context)."""
+
+    def __init__(self, table):
+        super().__init__(name="bigram_table")
+        self.table = keras.ops.convert_to_tensor(table)
+
+    def call(self, ids):
+        return keras.ops.take(self.table, ids, axis=0)
+
+
+def test_stream_perplexity_equals_exp_mean_nll_by_hand():
+    rng = np.random.default_rng(0)
+    ids = np.array([2, 5, 1, 5, 5, 3, 1, 2, 4, 3, 1], np.int32)           # a tiny corpus, ids 1..5
+    table = rng.normal(size=(6, 6)).astype("float32")
+    log_p = table - np.log(np.exp(table).sum(1, keepdims=True))
+    by_hand = math.exp(-np.mean([log_p[a, b] for a, b in zip(ids[:-1], ids[1:])]))
+    for seq_len, stride in ((4, 4), (4, 1), (20, 20)):
+        assert stream_perplexity(BigramTable(table), ids, seq_len, stride) == pytest.approx(by_hand, rel=1e-6)
+    uniform = BigramTable(np.zeros((6, 6), np.float32))
+    assert stream_perplexity(uniform, ids, 3, 2) == pytest.approx(6.0, rel=1e-6)   # uniform over V: V
+    # a Transformer over one window: exp of the mean NLL of its own full-sequence log-softmax
+    lm = _gpt(max_len=12)
+    logits = to_numpy(lm(ids[None, :-1]))[0].astype(np.float64)
+    nll = np.log(np.exp(logits).sum(-1)) - logits[np.arange(10), ids[1:]]
+    assert stream_perplexity(lm, ids, 10, 10) == pytest.approx(math.exp(nll.mean()), rel=1e-5)
+
+
+# ------------------------------------------------------------------ ELMo's biLM
+def test_reverse_padded_and_bilm_targets_by_hand():
+    rows = _rows()
+    out = to_numpy(reverse_padded(rows, rows != 0))
+    np.testing.assert_array_equal(out, [[3, 5, 11, 9, 7, 2, 0, 0], [3, 6, 14, 2, 0, 0, 0, 0]])
+    vectors = np.random.default_rng(0).normal(size=(2, 8, 3)).astype("float32")
+    twice = reverse_padded(reverse_padded(vectors, rows != 0), rows != 0)
+    np.testing.assert_array_equal(to_numpy(twice), vectors)
+    np.testing.assert_array_equal(bilm_targets(np.array([[2, 7, 9, 3, 0]])),
+                                  [[[7, 0], [9, 2], [3, 7], [0, 9], [0, 0]]])
+    with pytest.raises(ValueError, match="2-D integer"):
+        bilm_targets(np.array([1, 2, 3]))
+
+
+def _run_lstms(layers, x):
+    """A stack of Keras LSTMs over one unpadded sequence ``(1, T, d)``: the top layer's outputs."""
+    for layer in layers:
+        x = layer(x)
+    return to_numpy(x)
+
+
+def test_backward_lm_reads_the_reversed_sentence():
+    bilm = _bilm()
+    rows = _rows()
+    forward, backward = bilm.directions(rows)
+    embedded = to_numpy(bilm.embedding(rows))
+    for r, n in enumerate((6, 4)):
+        words = embedded[r:r + 1, :n]
+        # backward[k] = the backward stack run over tokens n-1, n-2, ..., k: the reversed sentence, read to k
+        by_hand = _run_lstms(bilm.backward_layers, words[:, ::-1])[0, ::-1]
+        np.testing.assert_allclose(to_numpy(backward[-1])[r, :n], by_hand, atol=1e-5)
+        np.testing.assert_allclose(to_numpy(forward[-1])[r, :n], _run_lstms(bilm.forward_layers, words)[0], atol=1e-5)
+    # what each direction can see: change token 2 of row 0
+    changed = rows.copy()
+    changed[0, 2] = 20
+    f2, b2 = bilm.directions(changed)
+    f, b, f2, b2 = (to_numpy(t[-1])[0, :6] for t in (forward, backward, f2, b2))
+    np.testing.assert_allclose(f2[:2], f[:2], atol=1e-6)              # the forward LM before it: unmoved
+    np.testing.assert_allclose(b2[3:], b[3:], atol=1e-6)              # the backward LM after it: unmoved
+    assert np.abs(f2[2:] - f[2:]).max() > 1e-4 and np.abs(b2[:3] - b[:3]).max() > 1e-4
+
+
+def test_bilm_logits_layers_and_padding():
+    bilm = _bilm()
+    rows = _rows()
+    logits = to_numpy(bilm(rows))
+    assert logits.shape == (2, 8, 2, VOCAB) and logits.dtype == np.float32
+    states = [to_numpy(s) for s in bilm.layer_states(rows)]
+    assert len(states) == 3 and all(s.shape == (2, 8, 16) for s in states)
+    np.testing.assert_array_equal(states[0][..., :8], states[0][..., 8:])          # [x; x]
+    wider = np.pad(rows, ((0, 0), (0, 4)))
+    np.testing.assert_allclose(to_numpy(bilm(wider))[:, :8][rows != 0], logits[rows != 0], atol=1e-5)
+
+
+def test_bilm_learns_both_directions_of_a_deterministic_sequence():
+    # every row is 1 2 3 ... 9: the next and the previous token are both certain
+    rows = np.tile(np.arange(1, 10, dtype=np.int32), (32, 1))
+    bilm = _bilm(dropout=0.0)
+    bilm.compile(optimizer=keras.optimizers.Adam(3e-2),
+                 loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0))
+    bilm.fit(rows, bilm_targets(rows), epochs=150, batch_size=32, verbose=0)
+    pred = to_numpy(bilm(rows[:1])).argmax(-1)[0]
+    np.testing.assert_array_equal(pred[:-1, 0], np.arange(2, 10))                  # forward: the next token
+    np.testing.assert_array_equal(pred[1:, 1], np.arange(1, 9))                    # backward: the previous one
+
+
+def test_bilm_through_harness(tmp_path):
+    rows = _rows()
+    # embedding 1; 2 layers x 2 directions x LSTM (kernel, recurrent kernel, bias) 12; softmax 2 -> 15
+    run_layer_test(BidirectionalLM, {"vocab_size": VOCAB, "hidden_dim": 8, "num_layers": 2, "dropout": 0.1}, [rows],
+                   tmp_path, expected_output_shape=(2, 8, 2, VOCAB), expected_num_trainable_weights=15,
+                   fit_data=(rows, bilm_targets(rows)),
+                   compile_kwargs={"optimizer": keras.optimizers.SGD(0.1),
+                                   "loss": keras.losses.SparseCategoricalCrossentropy(from_logits=True,
+                                                                                      ignore_class=0)},
+                   float32_outputs=True)
+
+
+def test_elmo_heads_mix_frozen_layers_with_weights_that_sum_to_one():
+    bilm = _bilm()
+    rows = _rows()
+    before = [to_numpy(w) for w in bilm.weights]
+    tagger = ElmoTokenTagger(bilm, num_tags=4, dropout=0.0)
+    tagger.build()
+    assert len(tagger.trainable_weights) == 4                     # the mix's w and gamma, the head's kernel and bias
+    tags = rows.copy() % 4
+    tagger.compile(optimizer=keras.optimizers.Adam(0.1),
+                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    tagger.fit(rows, tags, epochs=5, batch_size=2, verbose=0)
+    for b, w in zip(before, bilm.weights):
+        np.testing.assert_array_equal(to_numpy(w), b)            # the biLM is frozen
+    weights = tagger.mix.mixing_weights()
+    assert weights.sum() == pytest.approx(1.0, abs=1e-6) and np.all(weights > 0)
+    assert not np.allclose(weights, 1 / 3)                       # the mix did learn
+    states = [to_numpy(s) for s in bilm.layer_states(rows)]
+    gamma = float(to_numpy(tagger.mix.scale))
+    mixed = gamma * sum(wj * s for wj, s in zip(weights, states))
+    kernel, bias = (to_numpy(w) for w in tagger.output_layer.weights)
+    np.testing.assert_allclose(to_numpy(tagger(rows)), mixed @ kernel + bias, atol=1e-4)
+    # the classifier: the mean of the mixed vectors over the real tokens only
+    classifier = ElmoClassifier(bilm, num_classes=2, dropout=0.0)
+    out = to_numpy(classifier(rows))
+    mixed = sum(s for s in states) / 3                            # a fresh mix: the plain mean, gamma 1
+    pooled = np.stack([mixed[r, :n].mean(0) for r, n in enumerate((6, 4))])
+    kernel, bias = (to_numpy(w) for w in classifier.output_layer.weights)
+    np.testing.assert_allclose(out, pooled @ kernel + bias, atol=1e-5)
+    with pytest.raises(ValueError, match="BidirectionalLM"):
+        ElmoClassifier(_gpt(), 2)
+
+
+# ------------------------------------------------------------------ equal minutes
+def test_time_budget_stops_fit_at_the_first_batch_past_the_budget():
+    from word2bert.callbacks import TimeBudget
+    ticks = iter(range(1000))
+    budget = TimeBudget(4.5, clock=lambda: float(next(ticks)))   # 0 when batch 1 ends, then 1 more per batch
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    x = np.ones((64, 3), np.float32)
+    model.fit(x, x[:, :1], batch_size=2, epochs=3, verbose=0, callbacks=[budget])
+    assert budget.steps == 6 and int(model.optimizer.iterations) == 6      # batch 6 ends at 5.0 >= 4.5
+    assert budget.seconds == 5.0
+    with pytest.raises(ValueError, match="seconds"):
+        TimeBudget(0)
