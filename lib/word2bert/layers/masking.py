@@ -90,3 +90,17 @@ def merge_masks(query_mask=None, key_mask=None, attention_mask=None, causal=None
     for part in parts[1:]:
         mask = ops.logical_and(mask, part)
     return mask
+
+
+def token_ids_and_mask(inputs):
+    """``(token_ids, padding_mask)`` of a dict (``"token_ids"``, optional ``"padding_mask"``) or of ids alone;
+    the mask defaults to ``token_ids != 0`` and is returned as bool. Raises ValueError for a dict without
+    ``"token_ids"``. The GPT and ELMo task heads read their inputs through it."""
+    if isinstance(inputs, dict):
+        if "token_ids" not in inputs:
+            raise ValueError(f"the inputs dict needs 'token_ids', got keys {sorted(inputs)}")
+        token_ids, mask = ops.convert_to_tensor(inputs["token_ids"]), inputs.get("padding_mask")
+    else:
+        token_ids, mask = ops.convert_to_tensor(inputs), None
+    mask = ops.not_equal(token_ids, 0) if mask is None else ops.cast(ops.convert_to_tensor(mask), "bool")
+    return token_ids, mask

@@ -22,6 +22,7 @@ import numpy as np
 from keras import ops
 
 from word2bert.layers import ScalarMix
+from word2bert.layers.masking import token_ids_and_mask
 
 
 def reverse_padded(x, mask):
@@ -123,22 +124,11 @@ class BidirectionalLM(keras.Model):
         self.call(np.ones((1, 2), np.int32))
         self.built = True
 
-    @staticmethod
-    def _ids_and_mask(inputs):
-        if isinstance(inputs, dict):
-            if "token_ids" not in inputs:
-                raise ValueError(f"the inputs dict needs 'token_ids', got keys {sorted(inputs)}")
-            ids, mask = ops.convert_to_tensor(inputs["token_ids"]), inputs.get("padding_mask")
-        else:
-            ids, mask = ops.convert_to_tensor(inputs), None
-        mask = ops.not_equal(ids, 0) if mask is None else ops.cast(ops.convert_to_tensor(mask), "bool")
-        return ids, mask
-
     def directions(self, inputs, training=None):
         """``(forward, backward)``: each a list of ``num_layers + 1`` float tensors ``(batch, T, hidden_dim)`` in
         the sentence's order: the token embedding, then every LSTM layer's output. Position k of
         ``forward[j]`` has read tokens 1..k, of ``backward[j]`` tokens k..N (its row's real tokens)."""
-        ids, mask = self._ids_and_mask(inputs)
+        ids, mask = token_ids_and_mask(inputs)
         x = self.embedding(ids)
         forward, backward = [x], [x]
         h = self.dropout_layer(x, training=training)
@@ -191,7 +181,7 @@ class _ElmoTaskModel(keras.Model):
     def elmo(self, inputs, training=None):
         """``(vectors, mask)``: the ELMo vectors ``(batch, T, 2 * hidden_dim)`` (the biLM run without dropout)
         and the bool padding mask ``(batch, T)``."""
-        _, mask = self.bilm._ids_and_mask(inputs)
+        _, mask = token_ids_and_mask(inputs)
         x = self.mix(self.bilm.layer_states(inputs, training=False))
         return self.feature_dropout(x, training=training), mask
 
