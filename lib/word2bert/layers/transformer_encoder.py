@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import keras
 
+from word2bert.layers.activations import get_activation
 from word2bert.layers.checks import check_model_dims
 from word2bert.layers.initializers import fresh_copy
 from word2bert.layers.multi_head_attention import MultiHeadAttention
@@ -49,7 +50,7 @@ class _Sublayers(keras.layers.Layer):
         d_model = input_shape[-1]
         self.ffn_norm = self._norm("feedforward_norm")
         self.ffn_norm.build(input_shape)
-        self.ffn_inner = keras.layers.Dense(self.intermediate_dim, activation=self.activation,
+        self.ffn_inner = keras.layers.Dense(self.intermediate_dim, activation=get_activation(self.activation),
                                             dtype=self.dtype_policy, name="feedforward_inner", **self._initializers())
         self.ffn_inner.build(input_shape)
         self.ffn_outer = keras.layers.Dense(d_model, dtype=self.dtype_policy, name="feedforward_outer",
@@ -91,7 +92,8 @@ class TransformerEncoderBlock(_Sublayers):
         intermediate_dim: d_ff, the FFN's hidden size (2048 in the paper's base model).
         num_heads: h; must divide d_model (the input's feature size).
         dropout: on the attention weights and on each sublayer's output (0.1 in the paper).
-        activation: the FFN's (``"relu"``; BERT: ``"gelu"``).
+        activation: the FFN's (``"relu"``; BERT: ``"gelu"``, the exact erf form; ``"gelu_approximate"``: the tanh
+            form keras-hub's BERT uses; see ``word2bert.layers.activations``). A name is saved in the config.
         normalize_first: pre-LN instead of the paper's post-LN.
         layer_norm_epsilon: 1e-5 as keras-hub (BERT: 1e-12).
         kernel_initializer, bias_initializer: of every kernel and bias of the attention and the FFN (each
