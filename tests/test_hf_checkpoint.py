@@ -135,7 +135,7 @@ def test_tiny_checkpoint_cache_is_written_once_and_reused(tiny_folder, tmp_path,
         raise AssertionError("the safetensors file was read although the cache exists")
 
     monkeypatch.setattr(hf_checkpoint, "_load_tensors", no_reading)
-    again, _ = load_hf_bert(tiny_folder, approximate_gelu=True, cache_dir=tmp_path)
+    again = BertBackbone.from_preset(tiny_folder, approximate_gelu=True, cache_dir=tmp_path)   # the same loader
     assert isinstance(again, BertBackbone) and again.get_config()["activation"] == "gelu_approximate"
     assert cached[0].stat().st_mtime_ns == stamp
     batch = _tiny_batch()
