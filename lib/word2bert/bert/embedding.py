@@ -11,7 +11,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from word2bert.layers import ReversibleEmbedding, TokenAndPositionEmbedding, check_length, fresh_copy
+from word2bert.layers import ReversibleEmbedding, TokenAndPositionEmbedding, check_ids, check_length, fresh_copy
 
 
 def bert_initializer():
@@ -38,8 +38,10 @@ class BertEmbedding(keras.layers.Layer):
 
     Call arguments:
         token_ids: int ``(batch, L)``, 0 = padding.
-        segment_ids: int ``(batch, L)`` in ``0 .. type_vocab_size - 1``; default all 0 (the range is not
-            checked: out-of-range ids raise on TensorFlow's CPU, and are clamped on JAX).
+        segment_ids: int ``(batch, L)`` in ``0 .. type_vocab_size - 1``; default all 0.
+        Token and segment ids are range-checked when concrete (eager calls); inside a compiled graph (``fit``,
+        ``predict``, ``jax.jit``) they are not, and an id out of range there reads a wrapped row (negative ids)
+        or NaN (JAX, ids past the end).
         training: dropout on or off.
 
     Returns:
@@ -47,7 +49,8 @@ class BertEmbedding(keras.layers.Layer):
 
     Raises:
         ValueError: a size < 1; dropout outside [0, 1); float token ids; ``L > max_len`` (both named);
-            ``segment_ids`` of another shape than ``token_ids``.
+            ``segment_ids`` of another shape than ``token_ids``; concrete token ids outside ``0 .. vocab_size - 1``
+            or segment ids outside ``0 .. type_vocab_size - 1`` (the message names the argument and the id).
 
     Example:
         >>> emb = BertEmbedding(vocab_size=100, hidden_dim=16, max_len=32)
@@ -109,6 +112,9 @@ class BertEmbedding(keras.layers.Layer):
         elif tuple(segment_ids.shape) != tuple(token_ids.shape):
             raise ValueError(f"segment_ids must have the shape of token_ids {tuple(token_ids.shape)}, got "
                              f"{tuple(segment_ids.shape)}")
+        else:
+            check_ids(segment_ids, self.type_vocab_size, "segment_ids",
+                      "0 marks the first sentence and 1 the second (WordPieceTokenizer.encode_pair builds them)")
         x = self.token_and_position(token_ids) + self.segment_embedding(segment_ids)
         return self.dropout_layer(self.layer_norm(x), training=training)
 

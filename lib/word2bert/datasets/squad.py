@@ -61,7 +61,7 @@ def squad_v1(path: str | os.PathLike) -> list[QAExample]:
     Raises:
         FileNotFoundError: ``path`` does not exist (the message names it).
         ValueError: the file is not JSON; a key is missing or of the wrong type (the message names the
-            key and where: ``data[0].paragraphs[2].qas[1]``); an answer's ``text`` is not the context's
+            file, the key and where: ``data[0].paragraphs[2].qas[1]``); an answer's ``text`` is not the context's
             substring at ``answer_start`` (names the question id); a question id occurs twice.
 
     Source: the SQuAD v1.1 format (Rajpurkar et al. 2016, https://rajpurkar.github.io/SQuAD-explorer/).
@@ -74,6 +74,15 @@ def squad_v1(path: str | os.PathLike) -> list[QAExample]:
             root = json.load(f)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"{path} is not a JSON file: {e}") from None
+    try:
+        return _examples(root)
+    except ValueError as e:
+        raise ValueError(f"{path} is not a SQuAD v1.1 file: {e} (the layout is {{'data': [{{'title', 'paragraphs': "
+                         f"[{{'context', 'qas': [{{'id', 'question', 'answers'}}]}}]}}]}})") from None
+
+
+def _examples(root) -> list[QAExample]:
+    """The ``QAExample``s of a parsed SQuAD v1.1 JSON object; a ValueError naming the key and where it is wrong."""
     data = _get(root, "data", "the top-level object", list)
     examples, seen = [], set()
     for i, article in enumerate(data):

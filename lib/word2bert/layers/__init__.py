@@ -8,7 +8,7 @@ Helpers they share: ``masking`` (the fill value of a dtype, the masked softmax, 
 masks), ``checks`` (argument checks) and ``initializers`` (``fresh_copy``).
 """
 from word2bert.layers.attention import SCORES, Attention
-from word2bert.layers.checks import check_length, check_model_dims
+from word2bert.layers.checks import check_ids, check_length, check_model_dims, concrete_value
 from word2bert.layers.initializers import fresh_copy
 from word2bert.layers.masking import causal_mask, dtype_min, masked_softmax, merge_masks
 from word2bert.layers.multi_head_attention import MultiHeadAttention
@@ -23,5 +23,5 @@ from word2bert.layers.transformer_encoder import TransformerEncoderBlock
 
 __all__ = ["Attention", "MultiHeadAttention", "PositionEmbedding", "ReversibleEmbedding", "SCORES", "ScalarMix", "SinusoidalPositionEncoding",
            "TokenAndPositionEmbedding", "TransformerDecoderBlock", "TransformerEncoderBlock", "causal_mask",
-           "check_length", "check_model_dims", "dtype_min", "fresh_copy", "masked_softmax", "merge_masks",
+           "check_ids", "check_length", "check_model_dims", "concrete_value", "dtype_min", "fresh_copy", "masked_softmax", "merge_masks",
            "scaled_dot_product_attention", "sinusoidal_table"]

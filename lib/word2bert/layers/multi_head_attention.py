@@ -17,8 +17,10 @@ holds keys and values projected once (``project_key_value``), e.g. of the encode
 from __future__ import annotations
 
 import keras
+import numpy as np
 from keras import ops
 
+from word2bert.layers.checks import concrete_value
 from word2bert.layers.initializers import fresh_copy
 from word2bert.layers.masking import causal_mask, merge_masks
 from word2bert.layers.scaled_dot_product import scaled_dot_product_attention
@@ -68,8 +70,12 @@ class MultiHeadAttention(keras.layers.Layer):
 
     Raises:
         ValueError: ``num_heads``/``key_dim`` < 1, wrong ranks, batch sizes that differ, no ``value``
-            and no ``cache``, a ``cache_index`` without a ``cache``, or a mask whose static shape is not
-            the one listed above.
+            and no ``cache``, a ``cache_index`` without a ``cache``, a mask whose static shape is not
+            the one listed above, a cache that is not a ``(keys, values)`` pair of shape
+            ``(batch, Lc, num_heads, key_dim / value_dim)``, or a concrete ``cache_index`` with
+            ``cache_index < 0`` or ``cache_index + Lq > Lc``. A ``cache_index`` traced inside a compiled function
+            is not checked (``ops.slice_update`` would clip it): ``IncrementalDecoding``'s step functions check it
+            in Python before each compiled step.
 
     Example:
         >>> mha = MultiHeadAttention(num_heads=4, key_dim=8)
@@ -151,6 +157,11 @@ class MultiHeadAttention(keras.layers.Layer):
             raise ValueError("cache_index was given without a cache: pass cache=(keys, values) as well")
         if len(query.shape) != 3:
             raise ValueError(f"query must have rank 3 (batch, Lq, d), got shape {query.shape}")
+        if cache is not None:
+            self._check_cache(cache, query, cache_index)
+        lk = cache[0].shape[1] if cache is not None else (value if key is None else key).shape[1]
+        _check_mask_shapes(query.shape[0], query.shape[1], lk, query_mask=query_mask, value_mask=value_mask,
+                           key_mask=key_mask, attention_mask=attention_mask)
         q = self._project(query, self.wq, self.bq)                              # (b, Lq, h, dk)
         if key_mask is not None:
             value_mask = key_mask if value_mask is None else ops.logical_and(ops.cast(value_mask, "bool"),
@@ -169,7 +180,6 @@ class MultiHeadAttention(keras.layers.Layer):
                 raise ValueError(f"query and value must have the same batch size, got {query.shape[0]} "
                                  f"and {value.shape[0]}")
             k, v = self.project_key_value(value, key, value_mask)
-        _check_mask_shapes(q, k, query_mask, value_mask, attention_mask)
         causal = causal_mask(ops.shape(q)[1], ops.shape(k)[1], offset) if use_causal_mask else None
         mask = merge_masks(query_mask, value_mask, attention_mask, causal)
         heads = [ops.transpose(t, (0, 2, 1, 3)) for t in (q, k, v)]              # (b, h, L, d)
@@ -181,6 +191,32 @@ class MultiHeadAttention(keras.layers.Layer):
             output = output + self.bo
         extras = ((weights,) if return_attention_scores else ()) + ((cache,) if cache_index is not None else ())
         return (output, *extras) if extras else output
+
+    def _check_cache(self, cache, query, cache_index) -> None:
+        """ValueErrors for a cache that cannot serve this call: not a (keys, values) pair of rank-4 tensors, another
+        batch size, head count or head size than the layer's, or (for a concrete ``cache_index``) too few slots."""
+        if not isinstance(cache, (tuple, list)) or len(cache) != 2:
+            raise ValueError(f"cache must be a pair (keys, values), got {type(cache).__name__}")
+        keys, values = cache
+        want = {"keys": (query.shape[0], None, self.num_heads, self.key_dim),
+                "values": (query.shape[0], None, self.num_heads, self.value_dim)}
+        for name, tensor in (("keys", keys), ("values", values)):
+            shape = tuple(tensor.shape)
+            if len(shape) != 4 or any(w is not None and g is not None and g != w for g, w in zip(shape, want[name])):
+                raise ValueError(f"cache {name} must have shape (batch, cache length, num_heads, head size) = "
+                                 f"{want[name]} for this layer and query, got {shape}; build the cache for this "
+                                 f"model and batch (e.g. decoding_state(batch_size, max_len))")
+        if keys.shape[1] is not None and values.shape[1] is not None and keys.shape[1] != values.shape[1]:
+            raise ValueError(f"cache keys and values must have the same length, got {keys.shape[1]} and {values.shape[1]}")
+        index = concrete_value(cache_index)
+        length, steps = keys.shape[1], query.shape[1]
+        if index is None or length is None or steps is None:
+            return
+        index = int(index)
+        if index < 0 or index + steps > length:
+            raise ValueError(f"cache_index {index} + {steps} new position(s) does not fit a cache of {length} slots "
+                             f"(0 <= cache_index <= {length - steps}); build the cache with as many positions as "
+                             f"will be decoded")
 
     def compute_mask(self, query, previous_mask=None):
         if isinstance(previous_mask, (list, tuple)):
@@ -200,17 +236,16 @@ class MultiHeadAttention(keras.layers.Layer):
         return config
 
 
-def _check_mask_shapes(q, k, query_mask, key_mask, attention_mask) -> None:
+def _check_mask_shapes(batch, lq, lk, **masks) -> None:
     """A ValueError for a mask whose static shape cannot be ``(batch, Lq)`` / ``(batch, Lk)`` / ``(batch, Lq, Lk)``."""
-    batch, lq, lk = q.shape[0], q.shape[1], k.shape[1]
-    for name, mask, want in (("query_mask", query_mask, (batch, lq)), ("value_mask/key_mask", key_mask, (batch, lk)),
-                             ("attention_mask", attention_mask, (batch, lq, lk))):
-        shape = getattr(mask, "shape", None)
-        if shape is None:
+    wants = {"query_mask": (batch, lq), "value_mask": (batch, lk), "key_mask": (batch, lk),
+             "attention_mask": (batch, lq, lk)}
+    for name, mask in masks.items():
+        if mask is None:
             continue
-        shape = tuple(shape)
+        shape, want = tuple(mask.shape if hasattr(mask, "shape") else np.shape(mask)), wants[name]
         ok = len(shape) == len(want) and all(g is None or w is None or g == w or (i == 0 and g == 1)
                                              for i, (g, w) in enumerate(zip(shape, want)))
         if not ok:
-            raise ValueError(f"{name} must have shape {want} (batch, query length, key length as they apply), "
-                             f"got {shape}")
+            raise ValueError(f"{name} must have shape {want} (batch, query length Lq, key length Lk: the cache's "
+                             f"length when a cache is given), got {shape}")

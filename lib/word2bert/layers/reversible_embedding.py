@@ -13,6 +13,8 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from word2bert.layers.checks import check_ids
+
 
 @keras.saving.register_keras_serializable(package="word2bert")
 class ReversibleEmbedding(keras.layers.Embedding):
@@ -32,8 +34,10 @@ class ReversibleEmbedding(keras.layers.Embedding):
         so that a softmax over a large vocabulary stays finite under mixed precision).
 
     Raises:
-        ValueError: float ids without ``reverse``; with ``reverse``, integer inputs or inputs whose last axis
-            is not ``output_dim``.
+        ValueError: float ids without ``reverse``; concrete ids outside ``0 .. input_dim - 1`` (``keras.ops.take``
+            would read row -1 as the last row, and NaN on JAX for an id past the end; inside a compiled graph,
+            ``fit``/``predict``/``jax.jit``, ids are not checked); with ``reverse``, integer inputs or inputs whose
+            last axis is not ``output_dim``.
 
     Example:
         >>> table = ReversibleEmbedding(1000, 64)
@@ -53,6 +57,8 @@ class ReversibleEmbedding(keras.layers.Embedding):
         if not reverse:
             if "int" not in dtype:
                 raise ValueError(f"token ids must be integers, got dtype {dtype} (pass reverse=True for logits)")
+            check_ids(inputs, self.input_dim, "token ids",
+                      "encode text with the vocabulary the model was built with (unknown words map to its [UNK] id)")
             return super().call(inputs)
         if "float" not in dtype:
             raise ValueError(f"reverse=True takes float vectors, got dtype {dtype}")

@@ -22,6 +22,7 @@ import numpy as np
 from keras import ops
 
 from word2bert.layers import ScalarMix
+from word2bert.layers.checks import check_ids
 from word2bert.layers.masking import token_ids_and_mask
 
 
@@ -96,7 +97,8 @@ class BidirectionalLM(keras.Model):
         sparse cross-entropy that ignores class 0.
 
     Raises:
-        ValueError: a size < 1; ``dropout`` outside [0, 1).
+        ValueError: a size < 1; ``dropout`` outside [0, 1); called on concrete ids (not inside ``fit``/``predict``,
+            where ids are not checked), an id outside ``0 .. vocab_size - 1``.
 
     Reference: Peters et al. (2018), "Deep contextualized word representations", section 3.1;
     Jozefowicz et al. (2016) for the LSTM language models it builds on.
@@ -129,6 +131,7 @@ class BidirectionalLM(keras.Model):
         the sentence's order: the token embedding, then every LSTM layer's output. Position k of
         ``forward[j]`` has read tokens 1..k, of ``backward[j]`` tokens k..N (its row's real tokens)."""
         ids, mask = token_ids_and_mask(inputs)
+        check_ids(ids, self.vocab_size, "token_ids", "encode the text with the vocabulary the biLM was trained on")
         x = self.embedding(ids)
         forward, backward = [x], [x]
         h = self.dropout_layer(x, training=training)

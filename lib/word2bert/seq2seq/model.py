@@ -26,6 +26,7 @@ from keras import ops
 
 from word2bert.decoding import beam_search, greedy_search
 from word2bert.layers.attention import SCORES, Attention
+from word2bert.layers.checks import check_ids
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
@@ -64,7 +65,8 @@ class Seq2Seq(keras.Model):
 
     Raises:
         ValueError: a size < 1, unknown ``attention``, dropout outside [0, 1), ``bidirectional``
-            not a bool, or odd ``units`` with a bidirectional encoder.
+            not a bool, or odd ``units`` with a bidirectional encoder. When called on concrete ids (not inside
+            ``fit``/``predict``, where ids are not checked): a source or target id outside its vocabulary.
 
     Example:
         >>> model = Seq2Seq(1000, 800, attention="general")
@@ -118,6 +120,7 @@ class Seq2Seq(keras.Model):
         self.built = True
 
     def _encode(self, source, training=None):
+        check_ids(source, self.src_vocab_size, "source ids", "encode the source with the source vocabulary")
         src_mask = ops.not_equal(source, 0)
         x = self.src_emb(source)
         if self.drop is not None:
@@ -131,6 +134,7 @@ class Seq2Seq(keras.Model):
         return enc_out, enc_state, src_mask
 
     def _decode(self, dec_in, state, enc_out, src_mask, context=None, training=None):
+        check_ids(dec_in, self.tgt_vocab_size, "target ids", "encode the target with the target vocabulary")
         y = self.tgt_emb(dec_in)
         if self.drop is not None:
             y = self.drop(y, training=training)

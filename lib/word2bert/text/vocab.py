@@ -194,23 +194,48 @@ class Vocabulary:
 
         Raises:
             FileNotFoundError: no such file.
-            ValueError: the file is not a word2bert vocabulary.
+            ValueError: the file is not a word2bert vocabulary (each message names the file): not UTF-8 text, a
+                first line that is not the ``#word2bert-vocab`` header, a header field other than ``specials=...``
+                or ``unk=...``, a line that is not ``token<TAB>count`` (its line number), a token listed twice, or
+                specials / an ``unk`` token the file does not list.
         """
-        with open(path, encoding="utf-8") as f:
-            header = f.readline().rstrip("\n").split("\t")
-            if not header or header[0] != "#word2bert-vocab":
-                raise ValueError(f"{path} is not a word2bert vocabulary file (bad header)")
-            fields = dict(h.split("=", 1) for h in header[1:])
-            rows = [line.rstrip("\n").split("\t") for line in f if line.strip()]
-        bad = next((i for i, row in enumerate(rows) if len(row) != 2 or not row[1].isdigit()), None)
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except UnicodeDecodeError as err:
+            raise ValueError(f"{path} is not a UTF-8 vocabulary file ({err.reason} at byte {err.start}): give the "
+                             f"file Vocabulary.save wrote") from None
+        lines = text.split("\n")
+        header = lines[0].rstrip("\r").split("\t")
+        if header[0] != "#word2bert-vocab":
+            raise ValueError(f"{path} is not a word2bert vocabulary file (bad header: the first line must start with "
+                             f"'#word2bert-vocab', got {lines[0][:40]!r}): give the file Vocabulary.save wrote")
+        fields = {}
+        for field in header[1:]:
+            key, eq, value = field.partition("=")
+            if not eq or key not in ("specials", "unk") or key in fields:
+                raise ValueError(f"{path}, line 1: bad header field {field!r}; the header holds "
+                                 f"'specials=<tokens separated by spaces>' and 'unk=<token or nothing>', once each")
+            fields[key] = value
+        rows = [(i + 2, line.rstrip("\r").split("\t")) for i, line in enumerate(lines[1:]) if line.strip()]
+        bad = next(((n, row) for n, row in rows if len(row) != 2 or not row[1].isdigit()), None)
         if bad is not None:
-            raise ValueError(f"{path}, line {bad + 2}: expected 'token<TAB>count', got {rows[bad]!r}")
+            raise ValueError(f"{path}, line {bad[0]}: expected 'token<TAB>count', got {bad[1]!r}")
+        seen: dict[str, int] = {}
+        for n, (word, _) in rows:
+            if word in seen:
+                raise ValueError(f"{path}, line {n}: token {word!r} is listed a second time (first on line "
+                                 f"{seen[word]}); each token must have one id")
+            seen[word] = n
         specials = fields.get("specials", "").split()
         unk = fields.get("unk") or None
+        missing = [w for w in specials + ([unk] if unk else []) if w not in seen]
+        if missing:
+            raise ValueError(f"{path}: the header names the special token(s) {missing}, which the file does not list")
         vocab = cls.__new__(cls)
-        vocab.itos = [w for w, _ in rows]
+        vocab.itos = [w for _, (w, _) in rows]
         vocab.stoi = {w: i for i, w in enumerate(vocab.itos)}
-        vocab.counts = np.array([int(c) for _, c in rows], dtype=np.int64)
+        vocab.counts = np.array([int(c) for _, (_, c) in rows], dtype=np.int64)
         vocab.specials, vocab.unk_token = specials, unk
         vocab.min_count, vocab.max_size = 1, None
         return vocab

@@ -24,6 +24,8 @@ import keras
 import numpy as np
 from keras import ops
 
+from word2bert.layers.checks import check_ids
+
 
 def compile_function(fn):
     """``fn`` compiled for the active backend: ``tf.function`` (shapes may vary), ``jax.jit``, or as is.
@@ -132,8 +134,10 @@ class IncrementalDecoding:
         cross = [context.get(f"cross{i}") for i in range(n)]
         mask, memory = context.get("memory_mask"), context.get("memory")
 
+        vocab_size = self.target_embedding.vocab_size
+
         def step(state, last_tokens):
-            index = int(state["index"][0])
+            index = _checked_index(state, state["self_k0"].shape[1] if n else None, last_tokens, vocab_size)
             self_caches = [(state[f"self_k{i}"], state[f"self_v{i}"]) for i in range(n)]
             log_probs, caches = cached(ops.convert_to_tensor(np.asarray(last_tokens, np.int32)),
                                        ops.convert_to_tensor(np.int32(index)), self_caches, cross, mask)
@@ -143,13 +147,32 @@ class IncrementalDecoding:
             return ops.convert_to_numpy(log_probs), new
 
         def step_uncached(state, last_tokens):
-            index = int(state["index"][0])
+            index = _checked_index(state, state["prefix"].shape[1], last_tokens, vocab_size)
             prefix = state["prefix"].copy()
             prefix[:, index] = last_tokens
             log_probs = uncached(ops.convert_to_tensor(prefix[:, :index + 1]), memory, mask)
             return ops.convert_to_numpy(log_probs), {**state, "prefix": prefix, "index": state["index"] + 1}
 
         return step, step_uncached
+
+
+def _checked_index(state, slots, last_tokens, vocab_size: int) -> int:
+    """The position decoded next; a ValueError when the state has no slot for it or ``last_tokens`` is not ids.
+
+    Inside the compiled step ``keras.ops.slice_update`` would clip an index past the cache and overwrite its
+    last slot, so the length is checked here, in Python, where the index is a number.
+    """
+    index = int(state["index"][0])
+    if slots is not None and index >= slots:
+        raise ValueError(f"the decoding state has {slots} positions and all are decoded (next position {index}); "
+                         f"build it with decoding_state(batch_size, max_len) for as many tokens as will be decoded")
+    tokens = np.asarray(last_tokens)
+    if tokens.shape != (state["index"].shape[0],) or not np.issubdtype(tokens.dtype, np.integer):
+        raise ValueError(f"last_tokens must be int ids of shape ({state['index'].shape[0]},), one per row, "
+                         f"got {tokens.dtype} {tokens.shape}")
+    check_ids(tokens, vocab_size, "last_tokens", "feed back ids of the target vocabulary (start_id, then each "
+              "step's choice)")
+    return index
 
 
 def run_steps(step_fn, state, start_tokens, steps: int):

@@ -183,9 +183,16 @@ class Transformer(_Common, keras.Model):
             N lists of target ids without the start and end tokens.
 
         Raises:
-            ValueError: ``max_len`` above the model's; a source longer than the model's ``max_len``.
+            ValueError: ``max_len`` above the model's; a source longer than the model's ``max_len``; a source
+                that is not a 2-D int array; a source id outside the source vocabulary. An empty source gives [].
         """
-        source = np.asarray(source, np.int32)
+        source = np.asarray(source)
+        if source.size == 0:
+            return []
+        if source.ndim != 2 or not np.issubdtype(source.dtype, np.integer):
+            raise ValueError(f"source must be int ids of shape (N, S), one padded sentence a row, got "
+                             f"{source.dtype} {source.shape} (wrap a single sentence as [ids])")
+        source = source.astype(np.int32)
         out: list[list[int]] = []
         for lo in range(0, len(source), batch_size):
             batch = source[lo:lo + batch_size]

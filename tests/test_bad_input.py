@@ -1,0 +1,213 @@
+"""Bad input into every public entry point: one table, one row per case, on TensorFlow and on JAX.
+
+Each row calls a function or layer the way a learner might get it wrong (a token id of -1 or past the
+vocabulary, a segment id of 2, a mask of the wrong shape, a cache too short for the decoding, a missing or
+corrupt file, an unknown profile) and names the exception and the words its message must hold: the
+argument, the value, and what to do. Without these checks several of the cases give a silently wrong
+result instead: ``keras.ops.take`` reads row -1 as the last row, JAX reads NaN past the end of a table,
+and ``ops.slice_update`` clips a cache index past the end and overwrites the last slot.
+
+A second table holds inputs that are odd but valid (an empty string, mixed scripts, an over-long word,
+an empty batch): each has a known right answer, checked by value.
+"""
+from __future__ import annotations
+
+import json
+
+import keras
+import numpy as np
+import pytest
+
+from word2bert.bert.embedding import BertEmbedding
+from word2bert.course.profiles import pick, profile
+from word2bert.datasets.squad import squad_v1
+from word2bert.decoding import greedy_search
+from word2bert.layers import MultiHeadAttention, ReversibleEmbedding, TokenAndPositionEmbedding
+from word2bert.lm.elmo import BidirectionalLM
+from word2bert.seq2seq.model import Seq2Seq
+from word2bert.text.bpe import BPETokenizer
+from word2bert.text.vocab import Vocabulary
+from word2bert.text.wordpiece import WordPieceTokenizer
+from word2bert.transformer.model import DecoderOnlyTransformer, Transformer
+
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "##s", "sat", "你", "好"]
+TINY = dict(num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, dropout=0.0)
+
+
+def _ids(*rows):
+    return np.array(rows, np.int32)
+
+
+def _attention():
+    layer = MultiHeadAttention(num_heads=2, key_dim=4)
+    layer(np.ones((2, 3, 8), np.float32), np.ones((2, 5, 8), np.float32))
+    return layer
+
+
+def _cache(batch=2, length=4, heads=2, size=4):
+    return (np.zeros((batch, length, heads, size), np.float32), np.zeros((batch, length, heads, size), np.float32))
+
+
+def _x(batch=2, length=1):
+    return np.ones((batch, length, 8), np.float32)
+
+
+def _gpt():
+    return DecoderOnlyTransformer(12, max_len=16, **TINY)
+
+
+def _decode_past_state():
+    model = _gpt()
+    step, _ = model.step_functions()
+    state = model.decoding_state(1, 3)          # room for 3 tokens, then decoded for 12
+    return greedy_search(step, state, 1, start_id=1, end_id=11, max_len=12)
+
+
+def _decode_uncached_past_state():
+    model = _gpt()
+    _, step = model.step_functions()
+    state = model.decoding_state(1, 3, use_cache=False)
+    return greedy_search(step, state, 1, start_id=1, end_id=11, max_len=12)
+
+
+def _write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data) if isinstance(data, bytes) else path.write_text(data, encoding="utf-8")
+    return path
+
+
+# (case, call(tmp_path), exception, words the message must hold)
+BAD = [
+    # token ids: negative and past the vocabulary
+    ("embedding id -1", lambda p: ReversibleEmbedding(10, 4)(_ids([1, -1])), ValueError, "id -1 is outside 0 .. 9"),
+    ("embedding id = vocab_size", lambda p: ReversibleEmbedding(10, 4)(_ids([1, 10])), ValueError,
+     "id 10 is outside 0 .. 9"),
+    ("token+position id -1", lambda p: TokenAndPositionEmbedding(10, 8, 4)(_ids([3, -1])), ValueError, "id -1"),
+    ("bert token id too large", lambda p: BertEmbedding(10, 4, 8)(_ids([2, 12])), ValueError,
+     "token ids: id 12 is outside 0 .. 9"),
+    ("bert segment id 2", lambda p: BertEmbedding(10, 4, 8)(_ids([2, 3]), _ids([0, 2])), ValueError,
+     "segment_ids: id 2 is outside 0 .. 1"),
+    ("bert segment id -1", lambda p: BertEmbedding(10, 4, 8)(_ids([2, 3]), _ids([0, -1])), ValueError,
+     "segment_ids: id -1"),
+    ("translate source id too large", lambda p: Transformer(10, 12, max_len=8, **TINY).translate(
+        _ids([4, 10, 0]), 1, 2, max_len=4), ValueError, "id 10 is outside 0 .. 9"),
+    ("seq2seq source id -1", lambda p: Seq2Seq(10, 12, 4, 8)((_ids([3, -1]), _ids([1, 2]))), ValueError,
+     "source ids: id -1"),
+    ("seq2seq target id too large", lambda p: Seq2Seq(10, 12, 4, 8)((_ids([3, 4]), _ids([1, 12]))), ValueError,
+     "target ids: id 12 is outside 0 .. 11"),
+    ("biLM id too large", lambda p: BidirectionalLM(10, 4, 1)(_ids([3, 10])), ValueError, "id 10 is outside 0 .. 9"),
+    ("gpt start id past vocabulary", lambda p: _gpt().generate(1, start_id=12, end_id=2, max_len=3), ValueError,
+     "last_tokens: id 12 is outside 0 .. 11"),
+    # wrong rank, dtype, length
+    ("float ids", lambda p: ReversibleEmbedding(10, 4)(np.ones((1, 2), np.float32)), ValueError,
+     "token ids must be integers"),
+    ("bert rank 1", lambda p: BertEmbedding(10, 4, 8)(np.array([2, 3], np.int32)), ValueError, "rank 2"),
+    ("bert over max_len", lambda p: BertEmbedding(10, 4, 8)(np.ones((1, 9), np.int32)), ValueError,
+     "max_len is 8"),
+    ("translate one sentence unbatched", lambda p: Transformer(10, 12, max_len=8, **TINY).translate(
+        np.array([4, 5], np.int32), 1, 2, max_len=4), ValueError, "shape (N, S)"),
+    ("attention query rank 2", lambda p: _attention()(np.ones((2, 8), np.float32), _x()), ValueError, "rank 3"),
+    # masks of the wrong shape
+    ("query_mask wrong length", lambda p: _attention()(_x(2, 3), _x(2, 5), query_mask=np.ones((2, 4), bool)),
+     ValueError, "query_mask must have shape (2, 3)"),
+    ("value_mask wrong length", lambda p: _attention()(_x(2, 3), _x(2, 5), value_mask=np.ones((2, 3), bool)),
+     ValueError, "value_mask must have shape (2, 5)"),
+    ("key_mask differs from value_mask", lambda p: _attention()(_x(2, 3), _x(2, 5), value_mask=np.ones((2, 5), bool),
+                                                                key_mask=np.ones((2, 4), bool)),
+     ValueError, "key_mask must have shape (2, 5)"),
+    ("attention_mask wrong rank", lambda p: _attention()(_x(2, 3), _x(2, 5), attention_mask=np.ones((2, 5), bool)),
+     ValueError, "attention_mask must have shape (2, 3, 5)"),
+    # caches: wrong shape, wrong length
+    ("cache wrong key size", lambda p: _attention()(_x(), cache=_cache(size=3), cache_index=0), ValueError,
+     "cache keys must have shape"),
+    ("cache wrong batch", lambda p: _attention()(_x(), cache=_cache(batch=3), cache_index=0), ValueError,
+     "= (2, None, 2, 4) for this layer and query, got (3, 4, 2, 4)"),
+    ("cache wrong heads", lambda p: _attention()(_x(), cache=_cache(heads=1, size=8), cache_index=0), ValueError,
+     "num_heads"),
+    ("cache not a pair", lambda p: _attention()(_x(), cache=_cache()[0], cache_index=0), ValueError,
+     "cache must be a pair"),
+    ("cache_index past the cache", lambda p: _attention()(_x(), cache=_cache(length=4), cache_index=4), ValueError,
+     "cache_index 4 + 1 new position(s) does not fit a cache of 4 slots"),
+    ("cache_index negative", lambda p: _attention()(_x(), cache=_cache(), cache_index=-1), ValueError,
+     "cache_index -1"),
+    ("decoding past the cached state", lambda p: _decode_past_state(), ValueError,
+     "the decoding state has 3 positions"),
+    ("decoding past the uncached state", lambda p: _decode_uncached_past_state(), ValueError,
+     "the decoding state has 3 positions"),
+    ("decode more than the model's max_len", lambda p: _gpt().generate(1, 1, 2, max_len=17), ValueError,
+     "max_len is 16"),
+    ("empty batch into a search", lambda p: greedy_search(None, {}, 0, 1, 2, 4), ValueError, "batch_size must be >= 1"),
+    # profiles
+    ("unknown profile", lambda p: profile("fast"), ValueError, "use one of ci, cpu, gpu"),
+    ("profile table without the profile", lambda p: pick({"ci": {}, "cpu": {}}, "gpu"), ValueError, "gpu"),
+    # vocabularies and corpus files: missing, corrupt
+    ("missing vocab.txt", lambda p: WordPieceTokenizer.load(p / "nothing.txt"), FileNotFoundError, "nothing.txt"),
+    ("binary vocab.txt", lambda p: WordPieceTokenizer.load(_write(p, "v.txt", b"\xff\xfe\x00[PAD]\n")), ValueError,
+     "not a UTF-8 vocabulary file"),
+    ("vocab.txt without [UNK]", lambda p: WordPieceTokenizer.load(_write(p, "v.txt", "[PAD]\n[CLS]\n[SEP]\nthe\n")),
+     ValueError, "[UNK]"),
+    ("vocab.txt with a repeated token", lambda p: WordPieceTokenizer.load(
+        _write(p, "v.txt", "\n".join(VOCAB + ["cat"]) + "\n")), ValueError, "line 12"),
+    ("missing vocabulary", lambda p: Vocabulary.load(p / "none.tsv"), FileNotFoundError, "none.tsv"),
+    ("vocabulary with a bad header", lambda p: Vocabulary.load(_write(p, "v.tsv", "the\t3\n")), ValueError,
+     "not a word2bert vocabulary file"),
+    ("vocabulary with a broken header field", lambda p: Vocabulary.load(
+        _write(p, "v.tsv", "#word2bert-vocab\tspecials\n<pad>\t0\n")), ValueError, "header"),
+    ("vocabulary with a bad row", lambda p: Vocabulary.load(
+        _write(p, "v.tsv", "#word2bert-vocab\tspecials=<pad>\tunk=\n<pad>\t0\nthe\tmany\n")), ValueError, "line 3"),
+    ("binary vocabulary", lambda p: Vocabulary.load(_write(p, "v.tsv", b"\x80\x81\x82\n")), ValueError, "UTF-8"),
+    ("missing BPE file", lambda p: BPETokenizer.load(p / "bpe.json"), FileNotFoundError, "bpe.json"),
+    ("corrupt BPE file", lambda p: BPETokenizer.load(_write(p, "bpe.json", "{not json")), ValueError, "bpe.json"),
+    ("missing SQuAD file", lambda p: squad_v1(p / "dev.json"), FileNotFoundError, "dev.json"),
+    ("corrupt SQuAD file", lambda p: squad_v1(_write(p, "dev.json", "{\"data\": [")), ValueError, "dev.json"),
+    ("SQuAD file of another format", lambda p: squad_v1(_write(p, "dev.json", json.dumps({"rows": []}))), ValueError,
+     "dev.json"),
+]
+
+
+@pytest.mark.parametrize("call, error, words", [row[1:] for row in BAD], ids=[row[0] for row in BAD])
+def test_bad_input_gets_a_clear_error(call, error, words, tmp_path):
+    with pytest.raises(error) as caught:
+        call(tmp_path)
+    assert words in str(caught.value), f"the message does not say {words!r}: {caught.value}"
+
+
+def _wordpiece():
+    return WordPieceTokenizer(VOCAB, max_bytes_per_word=12)
+
+
+# (case, call(), the right answer)
+ODD_BUT_VALID = [
+    ("empty string", lambda: _wordpiece().encode(""), []),
+    ("empty string as a pair", lambda: _wordpiece().encode_pair("", max_len=4)["token_ids"].tolist(), [2, 3, 0, 0]),
+    ("whitespace only", lambda: _wordpiece().tokenize(" \t\n "), []),
+    # Chinese characters are words of their own (BERT's rule); Cyrillic has no piece here: [UNK]
+    ("mixed scripts", lambda: _wordpiece().tokenize("The cats 你好 кот"), ["the", "cat", "##s", "你", "好", "[UNK]"]),
+    ("over-long word", lambda: _wordpiece().tokenize("cat " + "cats" * 4), ["cat", "[UNK]"]),
+    # 3 + 3 pieces into 6 - 3 = 3 places, by BERT's _truncate_seq_pair (the rule encode_pair documents, the one
+    # test_subwords checks): pop the longer side's last piece, b on a tie: b -> "the cat", a -> "cat ##s",
+    # b -> "the": [CLS] cat ##s [SEP] the [SEP]. (Hugging Face tokenizers' longest_first splits the room instead,
+    # 1 to a and 2 to b: [2, 6, 3, 5, 6, 3].)
+    ("over-long pair, truncated", lambda: _wordpiece().encode_pair("cats sat", "the cat sat", max_len=6)
+     ["token_ids"].tolist(), [2, 6, 7, 3, 5, 3]),
+    ("empty batch through a layer", lambda: tuple(ReversibleEmbedding(10, 4)(np.zeros((0, 3), np.int32)).shape),
+     (0, 3, 4)),
+    ("empty batch to translate", lambda: Transformer(10, 12, max_len=8, **TINY).translate(
+        np.zeros((0, 3), np.int32), 1, 2, max_len=4), []),
+]
+
+
+@pytest.mark.parametrize("call, expected", [row[1:] for row in ODD_BUT_VALID], ids=[row[0] for row in ODD_BUT_VALID])
+def test_odd_but_valid_input_gets_the_right_answer(call, expected):
+    assert call() == expected
+
+
+def test_ids_inside_a_compiled_graph_are_not_checked_and_valid_ids_pass_through():
+    """The check runs on concrete ids only: inside ``fit``/``predict`` (a graph, or a JAX trace) it steps aside,
+    as the docstrings say, and a model still trains on valid ids."""
+    inputs = keras.Input((3,), dtype="int32")
+    model = keras.Model(inputs, keras.layers.GlobalAveragePooling1D()(ReversibleEmbedding(10, 4)(inputs)))
+    model.compile("sgd", "mse")
+    history = model.fit(_ids([1, 2, 3], [4, 5, 9]), np.zeros((2, 4)), epochs=1, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+    assert model.predict(_ids([1, 2, 3]), verbose=0).shape == (1, 4)
