@@ -198,6 +198,7 @@ def _tiny_pretrainer(vocab_size, dropout=0.0, max_len=24):
                                        max_len=max_len, dropout=dropout))
 
 
+@pytest.mark.slow
 def test_fit_uses_the_weighted_mlm_loss():
     tok = _tokenizer()
     data = PretrainingBatches(_documents(), tok, batch_size=4, max_len=24, seed=1, pairs_per_epoch=12)
@@ -300,6 +301,7 @@ def test_base_and_large_parameter_counts():
 
 
 # ------------------------------------------------------------------ the shared harness
+@pytest.mark.slow
 def test_bert_embedding_through_harness(tmp_path):
     rng = np.random.default_rng(8)
     ids = _synthetic_pairs(rng, 2, 6, 30)
@@ -314,6 +316,7 @@ def test_bert_embedding_through_harness(tmp_path):
         layer(ids, segments)
 
 
+@pytest.mark.slow
 def test_bert_backbone_through_harness(tmp_path):
     rng = np.random.default_rng(9)
     ids = _synthetic_pairs(rng, 2, 6, 30)
@@ -325,6 +328,7 @@ def test_bert_backbone_through_harness(tmp_path):
                    expected_num_trainable_weights=5 + 16 + 2, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_masked_lm_head_through_harness(tmp_path):
     rng = np.random.default_rng(10)
     hidden = rng.normal(size=(2, 6, 8)).astype("float32")
@@ -481,6 +485,7 @@ _DATA_PARALLEL = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(keras.backend.backend() != "jax", reason="DataParallel is the JAX backend's engine; runs once")
 def test_same_loss_on_one_and_four_devices():
     env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4", "KERAS_BACKEND": "jax",
@@ -517,6 +522,7 @@ def test_load_pretrained_names_the_command_and_loads_what_chapter_09_saves(tmp_p
 
 
 # ------------------------------------------------------------------ initialisation, epsilons, masks, the tied head
+@pytest.mark.slow
 def test_every_kernel_of_the_backbone_starts_as_bert_initializes_it():
     backbone = BertBackbone(vocab_size=300, num_layers=2, hidden_dim=64, num_heads=4, intermediate_dim=256)
     backbone.build()
@@ -598,6 +604,7 @@ def test_masked_lm_head_equals_keras_hub_with_copied_weights():
     np.testing.assert_allclose(to_numpy(ours(hidden, positions)), to_numpy(ref(hidden, positions)), atol=1e-4)
 
 
+@pytest.mark.slow
 def test_the_tied_head_trains_the_token_table_also_for_ids_absent_from_the_inputs():
     keras.utils.set_random_seed(3)
     backbone = BertBackbone(vocab_size=30, num_layers=1, hidden_dim=16, num_heads=2, intermediate_dim=32,

@@ -67,6 +67,7 @@ def _pad_tokenizer():
     return WordPieceTokenizer(list(BERT_SPECIALS) + [".", "walk", "##ing"] + WORDS)
 
 
+@pytest.mark.slow
 def test_batches_pass_on_the_padding_mask_by_position():
     tok = _pad_tokenizer()
     docs = _documents(WORDS, extra=" [PAD] walking .")                 # a [PAD] written in every sentence

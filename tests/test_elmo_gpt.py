@@ -39,6 +39,7 @@ def _rows():
 
 
 # ------------------------------------------------------------------ GPT: the causal model and its heads
+@pytest.mark.slow
 def test_causal_position_is_independent_of_later_tokens():
     lm = _gpt()
     ids = np.array([[2, 7, 9, 11, 5, 3, 8, 4]], np.int32)
@@ -51,6 +52,7 @@ def test_causal_position_is_independent_of_later_tokens():
         assert np.abs(out[0, i + 1:] - base[0, i + 1:]).max() > 1e-4                    # later ones do move
 
 
+@pytest.mark.slow
 def test_gpt_classifier_reads_the_last_real_token_and_ignores_padding():
     lm = _gpt()
     model = GPTClassifier(lm, num_classes=3, dropout=0.0)
@@ -85,6 +87,7 @@ def test_gpt_heads_reject_bad_arguments():
         GPTClassifier(lm, 2)({"ids": np.ones((1, 3), np.int32)})
 
 
+@pytest.mark.slow
 def test_gpt_classifier_through_harness(tmp_path):
     rows = _rows()
     # the language model's 37 weights (see the decoder-only harness test) less its output bias, which no head
@@ -101,6 +104,7 @@ def test_gpt_classifier_through_harness(tmp_path):
 
 
 # ------------------------------------------------------------------ sampling through the cache
+@pytest.mark.slow
 def test_sampling_cached_equals_uncached_and_temperature_zero_is_greedy():
     lm = _gpt(max_len=16)
     cached = lm.sample(3, [2, 7], end_id=None, max_new_tokens=8, temperature=1.0, top_k=5, seed=4)
@@ -193,6 +197,7 @@ def _run_lstms(layers, x):
     return to_numpy(x)
 
 
+@pytest.mark.slow
 def test_backward_lm_reads_the_reversed_sentence():
     bilm = _bilm()
     rows = _rows()
@@ -214,6 +219,7 @@ def test_backward_lm_reads_the_reversed_sentence():
     assert np.abs(f2[2:] - f[2:]).max() > 1e-4 and np.abs(b2[:3] - b[:3]).max() > 1e-4
 
 
+@pytest.mark.slow
 def test_bilm_logits_layers_and_padding():
     bilm = _bilm()
     rows = _rows()
@@ -226,6 +232,7 @@ def test_bilm_logits_layers_and_padding():
     np.testing.assert_allclose(to_numpy(bilm(wider))[:, :8][rows != 0], logits[rows != 0], atol=1e-5)
 
 
+@pytest.mark.slow
 def test_bilm_learns_both_directions_of_a_deterministic_sequence():
     # every row is 1 2 3 ... 9: the next and the previous token are both certain
     rows = np.tile(np.arange(1, 10, dtype=np.int32), (32, 1))
@@ -239,6 +246,7 @@ def test_bilm_learns_both_directions_of_a_deterministic_sequence():
     np.testing.assert_array_equal(pred[1:, 1], np.arange(1, 9))                    # backward: the previous one
 
 
+@pytest.mark.slow
 def test_bilm_through_harness(tmp_path):
     rows = _rows()
     # embedding 1; 2 layers x 2 directions x LSTM (kernel, recurrent kernel, bias) 12; softmax 2 -> 15
@@ -251,6 +259,7 @@ def test_bilm_through_harness(tmp_path):
                    float32_outputs=True)
 
 
+@pytest.mark.slow
 def test_elmo_heads_mix_frozen_layers_with_weights_that_sum_to_one():
     bilm = _bilm()
     rows = _rows()

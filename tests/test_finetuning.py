@@ -125,6 +125,7 @@ def test_windows_refuse_a_misplaced_answer(tokenizer):
 
 
 # ------------------------------------------------------------------ heads
+@pytest.mark.slow
 def test_classifier_through_harness(tmp_path):
     backbone = _backbone(layers=1)
     x = {"token_ids": np.array([[2, 5, 9, 3, 0], [2, 22, 23, 14, 3]], np.int32),
@@ -135,6 +136,7 @@ def test_classifier_through_harness(tmp_path):
                    float32_outputs=True, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_tagger_through_harness(tmp_path):
     backbone = _backbone(layers=1)
     x = {"token_ids": np.array([[2, 5, 9, 3, 0]], np.int32), "segment_ids": np.zeros((1, 5), np.int32),
@@ -239,6 +241,7 @@ def test_bag_of_words_picks_c_on_validation_and_learns_words():
         bag_of_words_classifier(["a", "b", "c"], [0, 1], ["a"], [0])
 
 
+@pytest.mark.slow
 def test_question_answerer_through_harness(tmp_path):
     backbone = _backbone(layers=1)
     x = {"token_ids": np.array([[2, 17, 3, 10, 11, 12, 3], [2, 18, 3, 15, 11, 16, 3]], np.int32),
@@ -307,6 +310,7 @@ def test_weight_decay_leaves_layer_norm_and_biases_alone():
     assert "kernel" in decayed and not decayed & {"gamma", "beta", "bias"}
 
 
+@pytest.mark.slow
 def test_length_batches_train_with_fit_across_lengths(tokenizer):
     texts = ["the dog", "the cat sat", "adam lived 930 years .", "seth", "the unaffable dog sat", "how many"] * 4
     x = encode_texts(tokenizer, texts, max_len=10)

@@ -46,6 +46,7 @@ def _token_embedding():
 
 
 # ------------------------------------------------------------------ the models
+@pytest.mark.slow
 def test_bert_pretrainer_through_harness(tmp_path):
     """The backbone round-trips as a nested serialized layer; the head stays tied in every rebuild (from_config,
     each dtype policy, the .keras file in fresh TensorFlow and JAX processes): one (V, H) table, no second."""
@@ -73,6 +74,7 @@ def test_tied_masked_lm_head_through_harness(tmp_path):
     np.testing.assert_array_equal(out[1, 1], out[1, 2])                # two slots on position 2 agree
 
 
+@pytest.mark.slow
 def test_decoder_only_transformer_through_harness(tmp_path):
     ids = np.array([[4, 9, 17, 30, 2, 0], [5, 49, 8, 0, 0, 0], [1, 6, 7, 8, 11, 12]], np.int32)
     targets = np.concatenate([ids[:, 1:], np.zeros((3, 1), np.int32)], axis=1)
@@ -242,6 +244,7 @@ def test_every_known_dtype_bug_has_its_case():
     assert not set(FIXED) & set(KNOWN_DTYPE_BUGS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FIXED)
 def test_fixed_dtype_bugs_stay_fixed(name):
     cls, init_kwargs, args = _cases()[name]

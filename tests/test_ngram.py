@@ -185,6 +185,7 @@ def _reference_kneser_ney(train, n, eos):
     return perplexity
 
 
+@pytest.mark.slow
 def test_kneser_ney_trigram_on_a_ptb_slice_equals_a_second_implementation_and_a_pinned_value():
     train, valid = datasets.ptb("train")[:3000], datasets.ptb("valid")[:500]
     ours = NGramLM(3, "kneser_ney", eos="<eos>").fit(train).perplexity(valid)

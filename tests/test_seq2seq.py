@@ -39,6 +39,7 @@ def test_group_references():
 
 @pytest.mark.parametrize("attention, scale, bidirectional", [(None, False, False), ("additive", False, False),
                                                            ("dot", True, True), (None, False, True)])
+@pytest.mark.slow
 def test_step_function_matches_teacher_forced_model(attention, scale, bidirectional):
     rng = np.random.default_rng(0)
     m = Seq2Seq(20, 15, embedding_dim=8, units=12, attention=attention, attention_scale=scale,
@@ -130,6 +131,7 @@ def test_length_batches_cover_every_pair_once_and_trim_padding():
         LengthBatches(x[:0], din[:0], dout[:0], 4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attention", [None, "general"])
 def test_seq2seq_passes_the_shared_layer_test(attention, tmp_path):
     rng = np.random.default_rng(1)
@@ -181,6 +183,7 @@ def test_prepare_translation_caps_lengths_groups_references_and_encodes():
         prepare_translation({"train": []}, 5, 50, 50)
 
 
+@pytest.mark.slow
 def test_train_and_evaluate_translation_pipeline():
     data = prepare_translation(_toy_splits(), max_len=5, src_vocab_size=50, tgt_vocab_size=50, min_count=1)
     keras.utils.set_random_seed(0)

@@ -127,6 +127,7 @@ def test_accent_stripping_drops_nonspacing_marks_only_as_tensorflow_text():
         assert variant.unk_token not in variant.decode([i for row in ours for i in row])
 
 
+@pytest.mark.slow
 @once_on_tensorflow
 def test_wordpiece_equals_tensorflow_text_on_held_out_wikipedia():
     import tensorflow as tf
@@ -148,6 +149,7 @@ def test_wordpiece_equals_tensorflow_text_on_held_out_wikipedia():
     assert sum(p == "[UNK]" for w in words for p in tok.word_pieces(w)) > 0  # the comparison includes unknowns
 
 
+@pytest.mark.slow
 @once_on_tensorflow
 def test_our_vocabulary_equals_tensorflow_text_and_keras_hub_learners():
     import tensorflow as tf
@@ -281,6 +283,7 @@ def test_bpe_tokenizer_replays_merges_in_order():
     assert all(0 <= i < tok.vocab_size for i in tok.encode(" ".join(words)))
 
 
+@pytest.mark.slow
 def test_vocabulary_files_round_trip_and_corruption(tmp_path):
     tok = wiki_wordpiece()
     path = tmp_path / "vocab.txt"

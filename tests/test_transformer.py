@@ -616,6 +616,7 @@ def test_position_layers_pass_the_shared_layer_test(tmp_path):
                    expected_output_mask=ids != 0, cross_backend=False)
 
 
+@pytest.mark.slow
 def test_blocks_pass_the_shared_layer_test(tmp_path):
     rng = np.random.default_rng(16)
     dec, enc = _normal(rng, 3, 4, 8), _normal(rng, 3, 5, 8)
@@ -630,6 +631,7 @@ def test_blocks_pass_the_shared_layer_test(tmp_path):
                    expected_output_mask=mask, cross_backend=False)
 
 
+@pytest.mark.slow
 def test_transformer_passes_the_shared_layer_test_and_loads_trained(tmp_path):
     """Also the save/load round trip of a trained Transformer: the harness trains it (Adam on the
     paper's schedule, the masked loss and accuracy), saves it compiled, and loads it in a fresh

@@ -100,6 +100,7 @@ def _random_arrays(rng, n, max_len, vocab, target_lengths):
     return teacher_forcing_arrays(sources, targets, BOS, EOS, max_len, max_len - 1, width=max_len)[:3]
 
 
+@pytest.mark.slow
 def test_train_transformer_keeps_the_best_epoch_and_reports_the_token_share():
     rng = np.random.default_rng(0)
     train = _random_arrays(rng, 48, 8, 12, rng.integers(1, 8, 48))
@@ -129,6 +130,7 @@ def test_train_transformer_keeps_the_best_epoch_and_reports_the_token_share():
     assert max(gaps) > 0.005   # the test can tell the token share from the mean of the two batches' shares
 
 
+@pytest.mark.slow
 def test_train_transformer_uses_the_learning_rate_it_is_given():
     rng = np.random.default_rng(1)
     train = _random_arrays(rng, 32, 6, 10, rng.integers(1, 6, 32))
