@@ -32,19 +32,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
+from bert import _Batches  # noqa: E402  (benchmarks/bert.py: a fixed list of batches as a PyDataset)
+
 FILES = ("config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json")
-
-
-class _Batches(keras.utils.PyDataset):
-    def __init__(self, items):
-        super().__init__()
-        self.items = items
-
-    def __len__(self):
-        return len(self.items)
-
-    def __getitem__(self, index):
-        return self.items[index]
 
 
 def make_batches(tokenizer, steps: int, batch: int, length: int) -> _Batches:
