@@ -5,8 +5,9 @@
 ``PositionEmbedding``, ``ReversibleEmbedding`` (the tied input/output table),
 ``TokenAndPositionEmbedding``, ``TransformerEncoderBlock`` and ``TransformerDecoderBlock``; ``ScalarMix`` (ELMo's learned mix of layers). The Transformer, BERT and GPT compose these same layers.
 Helpers they share: ``masking`` (the fill value of a dtype, the masked softmax, merged and causal
-masks), ``checks`` (argument checks) and ``initializers`` (``fresh_copy``).
+masks), ``activations`` (GELU's exact and tanh forms by name), ``checks`` (argument checks) and ``initializers`` (``fresh_copy``).
 """
+from word2bert.layers.activations import GELU_APPROXIMATE, gelu_approximate
 from word2bert.layers.attention import SCORES, Attention
 from word2bert.layers.checks import check_ids, check_length, check_model_dims, concrete_value
 from word2bert.layers.initializers import fresh_copy
@@ -21,7 +22,7 @@ from word2bert.layers.token_and_position_embedding import TokenAndPositionEmbedd
 from word2bert.layers.transformer_decoder import TransformerDecoderBlock
 from word2bert.layers.transformer_encoder import TransformerEncoderBlock
 
-__all__ = ["Attention", "MultiHeadAttention", "PositionEmbedding", "ReversibleEmbedding", "SCORES", "ScalarMix", "SinusoidalPositionEncoding",
+__all__ = ["Attention", "GELU_APPROXIMATE", "gelu_approximate", "MultiHeadAttention", "PositionEmbedding", "ReversibleEmbedding", "SCORES", "ScalarMix", "SinusoidalPositionEncoding",
            "TokenAndPositionEmbedding", "TransformerDecoderBlock", "TransformerEncoderBlock", "causal_mask",
            "check_ids", "check_length", "check_model_dims", "concrete_value", "dtype_min", "fresh_copy", "masked_softmax", "merge_masks",
            "scaled_dot_product_attention", "sinusoidal_table"]
