@@ -78,17 +78,23 @@ def build(kind: str, vocab_size: int, layers: int, hidden: int, heads: int, ffn:
     return model
 
 
-def tokens_per_second(kind: str, args) -> tuple[float, int]:
-    model = build(kind, args.vocab, args.layers, args.hidden, args.heads, args.ffn, args.length)
-    data = make_batches(args.steps, args.batch, args.length, args.vocab, args.predictions, hub=kind != "ours")
-    model.fit(make_batches(2, args.batch, args.length, args.vocab, args.predictions, hub=kind != "ours"),
-              epochs=1, verbose=0)   # trace and compile
+def median_fit_seconds(model, data, warmup, repeats: int) -> float:
+    """Median seconds of ``repeats`` one-epoch ``fit`` calls over ``data``, after one over ``warmup`` (trace, compile)."""
+    model.fit(warmup, epochs=1, verbose=0)
     times = []
-    for _ in range(args.repeats):
+    for _ in range(repeats):
         started = time.perf_counter()
         model.fit(data, epochs=1, verbose=0)
         times.append(time.perf_counter() - started)
-    return args.batch * args.steps * args.length / float(np.median(times)), model.count_params()
+    return float(np.median(times))
+
+
+def tokens_per_second(kind: str, args) -> tuple[float, int]:
+    model = build(kind, args.vocab, args.layers, args.hidden, args.heads, args.ffn, args.length)
+    data = make_batches(args.steps, args.batch, args.length, args.vocab, args.predictions, hub=kind != "ours")
+    warmup = make_batches(2, args.batch, args.length, args.vocab, args.predictions, hub=kind != "ours")
+    seconds = median_fit_seconds(model, data, warmup, args.repeats)
+    return args.batch * args.steps * args.length / seconds, model.count_params()
 
 
 def main(argv=None):

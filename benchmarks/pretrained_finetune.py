@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
-import time
 import zipfile
 from pathlib import Path
 
@@ -32,7 +31,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bert import _Batches  # noqa: E402  (benchmarks/bert.py: a fixed list of batches as a PyDataset)
+from bert import _Batches, median_fit_seconds  # noqa: E402  (benchmarks/bert.py: batches as a PyDataset, the timing)
 
 FILES = ("config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json")
 
@@ -79,13 +78,7 @@ def build(kind: str, folder: Path):
 
 
 def tokens_per_second(model, data, warmup, args) -> float:
-    model.fit(warmup, epochs=1, verbose=0)   # trace and compile
-    times = []
-    for _ in range(args.repeats):
-        started = time.perf_counter()
-        model.fit(data, epochs=1, verbose=0)
-        times.append(time.perf_counter() - started)
-    return args.batch * args.steps * args.length / float(np.median(times))
+    return args.batch * args.steps * args.length / median_fit_seconds(model, data, warmup, args.repeats)
 
 
 def main(argv=None):
