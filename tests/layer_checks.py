@@ -97,22 +97,45 @@ _LOADER = textwrap.dedent("""
     import numpy as np
     import keras
     import word2bert.register
-    path, data, out, spec = sys.argv[1:5]
-    spec = json.loads(spec)
-    arrays = np.load(data)
-    def rebuild(s):
+    def rebuild(s, arrays):
         if isinstance(s, dict):
-            return {k: rebuild(v) for k, v in s.items()}
+            return {k: rebuild(v, arrays) for k, v in s.items()}
         if isinstance(s, list):
-            return tuple(rebuild(x) for x in s)
+            return tuple(rebuild(x, arrays) for x in s)
         return arrays[s]
-    args = [rebuild(s) for s in spec]
-    model = keras.saving.load_model(path)
-    outputs = keras.tree.flatten(model(args if len(args) > 1 else args[0]))
-    np.savez(out, *[np.asarray(keras.ops.convert_to_numpy(o)) for o in outputs])
-    with open(out + ".json", "w") as f:
-        json.dump([list(w.shape) for w in model.weights], f)
+    for line in sys.stdin:                     # one request a line: [path, inputs .npz, outputs .npz, spec]
+        path, data, out, spec = json.loads(line)
+        try:
+            keras.backend.clear_session()
+            keras.config.set_dtype_policy("float32")
+            arrays = np.load(data)
+            args = [rebuild(s, arrays) for s in json.loads(spec)]
+            model = keras.saving.load_model(path)
+            outputs = keras.tree.flatten(model(args if len(args) > 1 else args[0]))
+            np.savez(out, *[np.asarray(keras.ops.convert_to_numpy(o)) for o in outputs])
+            with open(out + ".json", "w") as f:
+                json.dump([list(w.shape) for w in model.weights], f)
+            reply = {"ok": True}
+        except Exception as e:  # reported to the test, which fails with it
+            import traceback
+            reply = {"ok": False, "error": traceback.format_exc()[-3000:]}
+        print(json.dumps(reply), flush=True)
 """)
+# One loader process per backend, started on first use and kept for the pytest process: it imports Keras and the
+# library once (a fresh interpreter per check cost 5-10 s each), never builds a model itself, and clears the Keras
+# session before each load, so every .keras file is still loaded where none of its classes was ever instantiated.
+_LOADERS: dict = {}
+
+
+def _loader(backend):
+    proc = _LOADERS.get(backend)
+    if proc is None or proc.poll() is not None:
+        env = {**os.environ, "KERAS_BACKEND": backend, "TF_CPP_MIN_LOG_LEVEL": "3"}
+        proc = subprocess.Popen([sys.executable, "-c", _LOADER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True, env=env)
+        _LOADERS[backend] = proc
+    return proc
+
 
 
 def _flat(x):
@@ -171,10 +194,14 @@ def _fresh_process_outputs(path, args, tmp_path, backend):
     spec = _spec(args, arrays)
     data, out = str(tmp_path / "inputs.npz"), str(tmp_path / f"outputs_{backend}.npz")
     np.savez(data, **arrays)
-    env = {**os.environ, "KERAS_BACKEND": backend, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    proc = subprocess.run([sys.executable, "-c", _LOADER, path, data, out, json.dumps(spec)],
-                          capture_output=True, text=True, env=env)
-    assert proc.returncode == 0, f"loading on {backend} in a fresh process failed:\n{proc.stderr[-3000:]}"
+    proc = _loader(backend)
+    proc.stdin.write(json.dumps([path, data, out, json.dumps(spec)]) + "\n")
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    while line and not line.startswith('{"ok"'):   # anything else a library printed on stdout
+        line = proc.stdout.readline()
+    reply = json.loads(line) if line else {"ok": False, "error": "the loader process died"}
+    assert reply["ok"], f"loading on {backend} in a separate process failed:\n{reply['error']}"
     loaded = np.load(out)
     with open(out + ".json") as f:
         shapes = [tuple(s) for s in json.load(f)]
@@ -408,7 +435,7 @@ def run_layer_test(cls, init_kwargs, args, tmp_path, call_kwargs=None, expected_
     if mixed_precision:
         run_precision_checks(cls, init_kwargs, args, call_kwargs, float32_outputs, low_precision_tol)
 
-    # 6. .keras save here, load in a fresh process on each backend: the same weights and outputs
+    # 6. .keras save here, load in a separate process on each backend (one that never built a model): the same weights and outputs
     if cross_backend and keras.config.backend() == "tensorflow":
         model = _as_model(obj, args, call_kwargs)
         here = _outputs(model, [args if len(args) > 1 else args[0]], {})
@@ -421,5 +448,5 @@ def run_layer_test(cls, init_kwargs, args, tmp_path, call_kwargs=None, expected_
             assert len(there) == len(here)
             for a, b in zip(here, there):
                 np.testing.assert_allclose(b, a, atol=max(atol, 1e-5), rtol=1e-5,
-                                           err_msg=f"{backend} in a fresh process gives other outputs")
+                                           err_msg=f"{backend} in a separate process gives other outputs")
     return out

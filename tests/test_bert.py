@@ -306,7 +306,7 @@ def test_bert_embedding_through_harness(tmp_path):
     rng = np.random.default_rng(8)
     ids = _synthetic_pairs(rng, 2, 6, 30)
     segments = (np.cumsum(ids == SEP, axis=1) > 1).astype(np.int32)
-    # the .keras round trip in fresh TensorFlow and JAX processes: inside the backbone, in the next test
+    # the .keras round trip in separate TensorFlow and JAX processes: inside the backbone, in the next test
     run_layer_test(BertEmbedding, {"vocab_size": 30, "hidden_dim": 8, "max_len": 7, "type_vocab_size": 3,
                                    "dropout": 0.2, "layer_norm_epsilon": 1e-6},
                    [ids, segments], tmp_path, expected_output_shape=(2, 6, 8), expected_num_trainable_weights=5,

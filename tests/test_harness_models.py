@@ -49,7 +49,7 @@ def _token_embedding():
 @pytest.mark.slow
 def test_bert_pretrainer_through_harness(tmp_path):
     """The backbone round-trips as a nested serialized layer; the head stays tied in every rebuild (from_config,
-    each dtype policy, the .keras file in fresh TensorFlow and JAX processes): one (V, H) table, no second."""
+    each dtype policy, the .keras file loaded in separate TensorFlow and JAX processes): one (V, H) table, no second."""
     x, y, weights = _pretraining_batch(np.random.default_rng(0))
     # backbone: embeddings 3 + LayerNorm 2; encoder block: attention 8, 2 LayerNorms 4, FFN 4; pooler 2 -> 23;
     # MLM head: transform 2, LayerNorm 2, output bias 1 (its matrix is the token table); NSP head 2 -> 30
