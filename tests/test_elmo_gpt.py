@@ -103,6 +103,30 @@ def test_gpt_classifier_through_harness(tmp_path):
                    float32_outputs=True)
 
 
+def test_a_gpt_head_does_not_stop_the_language_model_training_its_output_bias():
+    lm = _gpt()
+    head = GPTClassifier(lm, num_classes=2, dropout=0.0)
+    rows = _rows()
+    head(rows)                                                         # built on the language model
+    bias = lm.output_bias
+    assert all(v is not bias for v in head.trainable_weights)          # no head reads it: the head leaves it
+    assert any(v is bias for v in head.non_trainable_weights)
+    assert any(v is bias for v in lm.trainable_weights)                # ... but the language model still trains it
+    lm.compile(optimizer=keras.optimizers.SGD(1.0),
+               loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0))
+    before = to_numpy(bias).copy()
+    lm.fit(rows[:, :-1], rows[:, 1:], epochs=1, verbose=0)
+    assert np.abs(to_numpy(bias) - before).max() > 1e-4
+    # and fitting the head changes the language model's blocks but not the bias
+    before = to_numpy(bias).copy()
+    block = to_numpy(lm.decoder_blocks[0].weights[0]).copy()
+    head.compile(optimizer=keras.optimizers.SGD(1.0),
+                 loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    head.fit(rows, np.array([0, 1]), epochs=1, verbose=0)
+    np.testing.assert_array_equal(to_numpy(bias), before)
+    assert not np.allclose(to_numpy(lm.decoder_blocks[0].weights[0]), block)
+
+
 # ------------------------------------------------------------------ sampling through the cache
 @pytest.mark.slow
 def test_sampling_cached_equals_uncached_and_temperature_zero_is_greedy():
@@ -128,6 +152,41 @@ def test_sampling_rejects_bad_arguments():
         lm.sample(1, [2, 3, 4], end_id=None, max_new_tokens=6)
     with pytest.raises(ValueError, match="top_k"):
         lm.sample(1, [2], end_id=None, max_new_tokens=3, top_k=0)
+
+
+def _greedy_by_hand(lm, prompt, steps):
+    """Greedy continuation of one prompt by full forward passes (no cache, no sampling code)."""
+    prefix = list(prompt)
+    for _ in range(steps):
+        prefix.append(int(to_numpy(lm(np.array([prefix], np.int32)))[0, -1].argmax()))
+    return prefix[len(prompt):]
+
+
+def test_sampling_a_batch_of_prompts_continues_each_row_its_own_prompt():
+    lm = _gpt(max_len=12)
+    prompts = np.array([[2, 7], [2, 9], [5, 1]], np.int32)
+    for use_cache in (True, False):
+        greedy = lm.sample(3, prompts, end_id=None, max_new_tokens=4, temperature=0.0, use_cache=use_cache)
+        assert greedy == [_greedy_by_hand(lm, p, 4) for p in prompts]     # row b: prompt b, not all rows joined
+    # a batch of one repeated prompt draws exactly as the 1-D prompt does (same seed, same draws)
+    same = lm.sample(3, np.tile([2, 7], (3, 1)), end_id=None, max_new_tokens=5, temperature=1.0, top_k=5, seed=3)
+    assert same == lm.sample(3, [2, 7], end_id=None, max_new_tokens=5, temperature=1.0, top_k=5, seed=3)
+
+
+def test_sampling_refuses_float_ragged_and_misshaped_prompts():
+    lm = _gpt(max_len=8)
+    with pytest.raises(ValueError, match="prompt must hold integer token ids.*float"):
+        lm.sample(1, [1.9, 2.0], end_id=None, max_new_tokens=3)             # not truncated to [1, 2]
+    with pytest.raises(ValueError, match=r"prompt must be 1-D.*\(batch_size, P\) = \(1, P\).*shape \(2, 2\)"):
+        lm.sample(1, [[1, 5], [1, 6]], end_id=None, max_new_tokens=3)       # 2 prompts for 1 row
+    with pytest.raises(ValueError, match="prompt must be .* different lengths"):
+        lm.sample(2, [[1, 5], [1]], end_id=None, max_new_tokens=3)
+    with pytest.raises(ValueError, match="shape \\(1, 1, 2\\)"):
+        lm.sample(1, [[[1, 5]]], end_id=None, max_new_tokens=3)
+    with pytest.raises(ValueError, match=f"prompt ids must be in 0..{VOCAB - 1}"):
+        lm.sample(1, [2, VOCAB], end_id=None, max_new_tokens=3)
+    with pytest.raises(ValueError, match="prompt must hold integer"):
+        lm.sample(1, [True, False], end_id=None, max_new_tokens=3)
 
 
 # ------------------------------------------------------------------ perplexity over a stream
@@ -219,6 +278,23 @@ def test_backward_lm_reads_the_reversed_sentence():
     assert np.abs(f2[2:] - f[2:]).max() > 1e-4 and np.abs(b2[:3] - b[:3]).max() > 1e-4
 
 
+def test_bilm_forward_logits_read_only_the_left_and_backward_logits_only_the_right():
+    # the logits themselves, not directions(): [:, t, 0] has read tokens 0..t, [:, t, 1] tokens t..n-1 of its row
+    bilm = _bilm()
+    rows = _rows()
+    base = to_numpy(bilm(rows))                                        # (2, 8, 2, VOCAB)
+    for r, n in enumerate((6, 4)):
+        for j in range(n):
+            changed = rows.copy()
+            changed[r, j] = 20 if rows[r, j] != 20 else 21
+            out = to_numpy(bilm(changed))[r, :n]
+            ref = base[r, :n]
+            np.testing.assert_allclose(out[:j, 0], ref[:j, 0], atol=1e-5)          # forward, before j: unmoved
+            np.testing.assert_allclose(out[j + 1:, 1], ref[j + 1:, 1], atol=1e-5)  # backward, after j: unmoved
+            assert np.abs(out[j:, 0] - ref[j:, 0]).max() > 1e-4                    # forward from j on: moved
+            assert np.abs(out[:j + 1, 1] - ref[:j + 1, 1]).max() > 1e-4            # backward up to j: moved
+
+
 @pytest.mark.slow
 def test_bilm_logits_layers_and_padding():
     bilm = _bilm()
@@ -290,6 +366,40 @@ def test_elmo_heads_mix_frozen_layers_with_weights_that_sum_to_one():
     np.testing.assert_allclose(out, pooled @ kernel + bias, atol=1e-5)
     with pytest.raises(ValueError, match="BidirectionalLM"):
         ElmoClassifier(_gpt(), 2)
+
+
+def _fit_elmo_head(head, rows):
+    targets = np.array([0, 1]) if isinstance(head, ElmoClassifier) else rows % 3
+    head.compile(optimizer=keras.optimizers.Adam(0.1),
+                 loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    head.fit(rows, targets, epochs=2, batch_size=2, verbose=0)
+
+
+@pytest.mark.parametrize("bilm_kind", ["made with trainable=False", "reloaded from .keras"])
+def test_elmo_heads_keep_the_bilm_frozen_and_train_only_the_mix_and_the_dense_layer(tmp_path, bilm_kind):
+    rows = _rows()
+    if bilm_kind == "made with trainable=False":
+        keras.utils.set_random_seed(0)
+        bilm = BidirectionalLM(VOCAB, hidden_dim=8, num_layers=2, dropout=0.0, trainable=False)
+        head = ElmoClassifier(bilm, num_classes=2, dropout=0.0)
+    else:
+        _bilm().save(tmp_path / "bilm.keras")
+        bilm = keras.saving.load_model(tmp_path / "bilm.keras")
+        head = ElmoTokenTagger(bilm, num_tags=3, dropout=0.0)
+    head.build()
+    for model in (head, "reloaded head"):
+        if model == "reloaded head":                                   # the task model saved and loaded
+            head.save(tmp_path / "head.keras")
+            model = keras.saving.load_model(tmp_path / "head.keras")
+        # the documented 4: the mix's weights and scale, the head's kernel and bias
+        assert len(model.trainable_weights) == 4, [w.path for w in model.trainable_weights]
+        assert len(model.trainable_variables) == 4
+        before = [to_numpy(w).copy() for w in model.bilm.weights]
+        mix_before = to_numpy(model.mix.layer_weights).copy()
+        _fit_elmo_head(model, rows)
+        for b, w in zip(before, model.bilm.weights):
+            np.testing.assert_array_equal(to_numpy(w), b, err_msg=w.path)          # the biLM did not move
+        assert not np.allclose(to_numpy(model.mix.layer_weights), mix_before)      # the mix did
 
 
 # ------------------------------------------------------------------ equal minutes

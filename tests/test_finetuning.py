@@ -178,6 +178,35 @@ def test_a_frozen_backbone_is_unchanged_by_fit_and_the_head_learns(tokenizer):
     assert len(model.trainable_weights) == 2
 
 
+def test_heads_on_a_shared_backbone_do_not_change_what_the_others_train(tokenizer):
+    backbone = _backbone()
+    x = encode_texts(tokenizer, ["the dog", "the cat sat", "adam lived", "seth lived 912 years"], max_len=8)
+    first = BertClassifier(backbone, num_classes=2, pooling="pooled", dropout=0.0)     # reads the pooler
+    first(x)
+    n_first = len(first.trainable_weights)
+    pooler = {id(v) for v in backbone.pooler.weights}
+    assert n_first == len(backbone.weights) + 2 and pooler <= {id(v) for v in first.trainable_weights}
+    # a second head on the same backbone: a tagger (no pooler) and a feature-based classifier (nothing of it)
+    tagger = BertTokenTagger(backbone, num_tags=3, dropout=0.0)
+    tagger(x)
+    frozen = BertClassifier(backbone, num_classes=2, pooling="mean", freeze_backbone=True)
+    frozen(x)
+    assert len(tagger.trainable_weights) == len(backbone.weights) - 2 + 2 and len(frozen.trainable_weights) == 2
+    assert len(first.trainable_weights) == n_first and backbone.trainable   # the first head trains as before
+    assert all(v.trainable for v in backbone.weights)                        # no flag was changed
+    before = [np.array(w) for w in backbone.pooler.weights]
+    first.compile(optimizer=keras.optimizers.Adam(0.05),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    first.fit(x, np.array([0, 0, 1, 1]), epochs=2, verbose=0)
+    assert all(not np.allclose(b, np.array(w)) for b, w in zip(before, backbone.pooler.weights))   # pooler learned
+    # the tagger, fitted, leaves the pooler it does not read as it is
+    before = [np.array(w) for w in backbone.pooler.weights]
+    tagger.compile(optimizer=keras.optimizers.Adam(0.05),
+                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    tagger.fit(x, np.ones((4, 8), np.int32), epochs=1, verbose=0)
+    assert all(np.array_equal(b, np.array(w)) for b, w in zip(before, backbone.pooler.weights))
+
+
 def test_fine_tuning_changes_the_backbone_and_copies_are_independent(tokenizer):
     pretrained = _backbone()
     model = BertClassifier(copy_backbone(pretrained), num_classes=2)
@@ -262,7 +291,7 @@ def test_a_frozen_model_stays_frozen_after_saving_and_a_copy_of_it_trains(tmp_pa
     np.testing.assert_array_equal(first, second)          # a frozen encoder runs without its dropout
     model.save(tmp_path / "frozen.keras")
     loaded = keras.saving.load_model(tmp_path / "frozen.keras")
-    assert not loaded.backbone.trainable and len(loaded.trainable_weights) == 2
+    assert loaded.freeze_backbone and len(loaded.trainable_weights) == 2   # frozen by the model, not by flags
     np.testing.assert_allclose(np.asarray(loaded(x)), np.asarray(model(x)), atol=1e-6)
     tuned = BertClassifier(copy_backbone(loaded.backbone), num_classes=2)   # a copy of a frozen encoder trains
     assert tuned.backbone.trainable and len(tuned.trainable_weights) > 2

@@ -28,6 +28,12 @@ class BertTaskModel(keras.Model):
         freeze_backbone: keep the backbone's weights fixed (feature-based use); it runs with dropout off.
         **kwargs: the usual ``keras.Model`` arguments.
 
+    Which weights a task model trains is decided by the model itself (``trainable_weights``,
+    ``trainable_variables``): the backbone's, unless ``freeze_backbone``; the pooler's only when the head reads
+    it (``reads_pooler``); its own head's. The backbone's ``trainable`` flags are never changed, so a second
+    head built on the same backbone, or the backbone trained on its own, is not affected by this one. (A model
+    that wraps a task model reads the variables' flags instead: freeze there with ``backbone.trainable``.)
+
     Raises:
         ValueError: ``backbone`` is not such a ``BertBackbone``; ``feature_layers`` outside
             ``1..num_layers + 1``; ``dropout`` outside ``[0, 1)``; an input dict without ``"token_ids"``.
@@ -46,21 +52,50 @@ class BertTaskModel(keras.Model):
         self.backbone = backbone
         self.dropout, self.feature_layers = float(dropout), int(feature_layers)
         self.freeze_backbone = bool(freeze_backbone)
-        self._set_trainable()
         self.feature_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="feature_dropout")
 
     def _set_trainable(self):
-        # every variable by hand: Layer.trainable reaches only the sublayers Keras tracked when it is set
-        self.backbone.trainable = not self.freeze_backbone
-        pooler = {id(v) for v in self.backbone.pooler.weights}
-        for variable in self.backbone.weights:
-            variable.trainable = not self.freeze_backbone and (self.reads_pooler or id(variable) not in pooler)
+        """Kept for subclasses that call it: trainability is decided per model by ``trainable_variables``, and no
+        variable's ``trainable`` flag is set (a flag on a shared backbone would change every model that uses it)."""
 
     def build(self, input_shape=None):
         ids = np.ones((1, 2), np.int32)
         self.call({"token_ids": ids, "segment_ids": ids * 0, "padding_mask": ids > 0})
-        self._set_trainable()      # again: variables made by a first build (a loaded model) take the flags
         self.built = True
+
+    def _kept_fixed(self) -> set:
+        """ids of the backbone variables this model does not train: all of them when ``freeze_backbone``, else the
+        pooler's when the head does not read it."""
+        backbone = getattr(self, "backbone", None)
+        if backbone is None:
+            return set()
+        if getattr(self, "freeze_backbone", False):
+            return {id(v) for v in backbone.weights}
+        return set() if self.reads_pooler else {id(v) for v in backbone.pooler.weights}
+
+    @property
+    def trainable_variables(self):
+        """The variables ``fit`` trains: Keras's list less the backbone variables this model keeps fixed."""
+        fixed = self._kept_fixed()
+        return [v for v in super().trainable_variables if id(v) not in fixed]
+
+    @property
+    def non_trainable_variables(self):
+        """Every other variable of the model (the ones it keeps fixed included), in ``variables`` order."""
+        kept = {id(v) for v in self.trainable_variables}
+        return [v for v in self.variables if id(v) not in kept]
+
+    @property
+    def trainable_weights(self):
+        """As ``trainable_variables`` (weights only)."""
+        fixed = self._kept_fixed()
+        return [v for v in super().trainable_weights if id(v) not in fixed]
+
+    @property
+    def non_trainable_weights(self):
+        """Every other weight of the model (the ones it keeps fixed included), in ``weights`` order."""
+        kept = {id(v) for v in self.trainable_weights}
+        return [v for v in self.weights if id(v) not in kept]
 
     @property
     def reads_pooler(self) -> bool:
@@ -84,7 +119,8 @@ class BertTaskModel(keras.Model):
             backbone_inputs["segment_ids"] = segment_ids
         if padding_mask is not None:
             backbone_inputs["padding_mask"] = padding_mask
-        run_training = training if self.backbone.trainable else False   # a frozen encoder runs without dropout
+        frozen = self.freeze_backbone or not self.backbone.trainable
+        run_training = False if frozen else training                      # a frozen encoder runs without dropout
         if self.feature_layers == 1:
             out = self.backbone(backbone_inputs, training=run_training)
             features, pooled = out["sequence_output"], out["pooled_output"]

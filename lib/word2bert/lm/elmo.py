@@ -175,8 +175,7 @@ class _ElmoTaskModel(keras.Model):
             raise ValueError(f"the number of classes or tags must be >= 1, got {num_outputs}")
         if not 0.0 <= float(dropout) < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-        self.bilm, self.dropout = bilm, float(dropout)
-        self.bilm.trainable = False                        # frozen features: the task trains the mix and the head
+        self.bilm, self.dropout = bilm, float(dropout)     # frozen features: the task trains the mix and the head
         self.mix = ScalarMix(bilm.num_layers + 1, dtype=self.dtype_policy, name="scalar_mix")
         self.feature_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="feature_dropout")
         self.output_layer = keras.layers.Dense(int(num_outputs), dtype=self.dtype_policy, name="head")
@@ -192,6 +191,37 @@ class _ElmoTaskModel(keras.Model):
         self.call(np.ones((1, 2), np.int32))
         self.built = True
 
+    # What this model trains is decided here, per model, and never by setting the biLM's ``trainable`` flags:
+    # a flag set on a shared or reloaded biLM is easily undone (variables built after it was set, a layer made
+    # with ``trainable=False`` whose variables are not) and would outlive the head.
+    def _kept_fixed(self) -> set:
+        bilm = getattr(self, "bilm", None)
+        return {id(v) for v in bilm.weights} if bilm is not None else set()
+
+    @property
+    def trainable_variables(self):
+        """The mix's and the head's trainable variables; never the biLM's (whatever its ``trainable`` flags)."""
+        fixed = self._kept_fixed()
+        return [v for v in super().trainable_variables if id(v) not in fixed]
+
+    @property
+    def non_trainable_variables(self):
+        """Every other variable of the model (the ones it keeps fixed included), in ``variables`` order."""
+        kept = {id(v) for v in self.trainable_variables}
+        return [v for v in self.variables if id(v) not in kept]
+
+    @property
+    def trainable_weights(self):
+        """As ``trainable_variables``: the biLM's weights are never among them."""
+        fixed = self._kept_fixed()
+        return [v for v in super().trainable_weights if id(v) not in fixed]
+
+    @property
+    def non_trainable_weights(self):
+        """Every other weight of the model (the ones it keeps fixed included), in ``weights`` order."""
+        kept = {id(v) for v in self.trainable_weights}
+        return [v for v in self.weights if id(v) not in kept]
+
     def get_config(self):
         return {**super().get_config(), "bilm": keras.saving.serialize_keras_object(self.bilm),
                 "dropout": self.dropout}
@@ -206,10 +236,14 @@ class _ElmoTaskModel(keras.Model):
 @keras.saving.register_keras_serializable(package="word2bert")
 class ElmoClassifier(_ElmoTaskModel):
     """A sentence classifier on frozen ELMo vectors: scalar mix -> mean over the real tokens -> dropout ->
-    Dense(num_classes). Only the mix (``num_layers + 2`` scalars) and the dense layer are trained.
+    Dense(num_classes). Only the mix (``num_layers + 2`` scalars, in 2 weights) and the dense layer (kernel and
+    bias) are trained: ``trainable_weights`` holds these 4, never the biLM's weights, and ``fit`` leaves the
+    biLM as it is, also after a ``.keras`` save and load. The biLM's own ``trainable`` flags are not touched (it
+    can still be trained on its own, or shared by several heads); a model that wraps this head reads those flags,
+    so freeze the biLM there with ``bilm.trainable = False``.
 
     Args:
-        bilm: a trained ``BidirectionalLM`` (made non-trainable here).
+        bilm: a trained ``BidirectionalLM``; frozen inside this model (its flags are left as they are).
         num_classes: >= 1. dropout: on the pooled vector. **kwargs: the usual ``keras.Model`` arguments.
 
     Call arguments:

@@ -36,8 +36,6 @@ class _GPTTaskModel(keras.Model):
         if not 0.0 <= float(dropout) < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         self.lm, self.dropout = lm, float(dropout)
-        if lm.built:
-            self._freeze_unused()
         self.feature_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="feature_dropout")
         self.output_layer = keras.layers.Dense(int(num_outputs), dtype=self.dtype_policy, name="head")
 
@@ -51,17 +49,43 @@ class _GPTTaskModel(keras.Model):
         x = self.lm.decoder_states(token_ids, training=training, decoder_mask=mask)
         return self.feature_dropout(x, training=training), mask
 
-    def _freeze_unused(self):
-        # the language model's output layer (its bias, or its own Dense when untied) gets no gradient from a head
-        unused = [self.lm.output_dense] if self.lm.output_dense is not None else []
-        for variable in [v for layer in unused for v in layer.weights] + ([self.lm.output_bias] if
-                                                                           self.lm.tie_embeddings else []):
-            variable.trainable = False
+    # The language model's output layer (its bias, or its own Dense when untied) gets no gradient from a head, so
+    # the head does not train it. That is decided here, per model: setting the variables' ``trainable`` flags
+    # would outlive the head and stop the language model itself from training its output layer.
+    def _kept_fixed(self) -> set:
+        lm = getattr(self, "lm", None)
+        if lm is None or not lm.built:
+            return set()
+        unused = list(lm.output_dense.weights) if lm.output_dense is not None else []
+        return {id(v) for v in unused + ([lm.output_bias] if lm.tie_embeddings else [])}
+
+    @property
+    def trainable_variables(self):
+        """The variables ``fit`` trains: Keras's list less the language model's output layer."""
+        fixed = self._kept_fixed()
+        return [v for v in super().trainable_variables if id(v) not in fixed]
+
+    @property
+    def non_trainable_variables(self):
+        """Every other variable of the model (the ones it keeps fixed included), in ``variables`` order."""
+        kept = {id(v) for v in self.trainable_variables}
+        return [v for v in self.variables if id(v) not in kept]
+
+    @property
+    def trainable_weights(self):
+        """As ``trainable_variables`` (weights only)."""
+        fixed = self._kept_fixed()
+        return [v for v in super().trainable_weights if id(v) not in fixed]
+
+    @property
+    def non_trainable_weights(self):
+        """Every other weight of the model (the ones it keeps fixed included), in ``weights`` order."""
+        kept = {id(v) for v in self.trainable_weights}
+        return [v for v in self.weights if id(v) not in kept]
 
     def build(self, input_shape=None):
         if not self.lm.built:
             self.lm.build()
-        self._freeze_unused()
         ids = ops.ones((1, 2), "int32")
         self.call({"token_ids": ids, "padding_mask": ops.ones((1, 2), "bool")})
         self.built = True
@@ -83,7 +107,10 @@ class GPTClassifier(_GPTTaskModel):
     dropout -> Dense(num_classes).
 
     Args:
-        lm: a ``DecoderOnlyTransformer`` (trained as a language model; fine-tuned with the head).
+        lm: a ``DecoderOnlyTransformer`` (trained as a language model; fine-tuned with the head). Its output
+            layer (``output_bias``, or ``output_dense`` when untied) is read by no head and not trained by this
+            model (``trainable_weights`` leaves it out); its ``trainable`` flags are left as they are, so the
+            language model alone still trains it.
         num_classes: output classes (>= 1).
         dropout: on the vector before the dense layer.
         **kwargs: the usual ``keras.Model`` arguments.

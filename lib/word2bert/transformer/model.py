@@ -293,8 +293,10 @@ class DecoderOnlyTransformer(_Common, keras.Model):
         whole prefix instead: the same tokens for the same seed, more slowly.
 
         Args:
-            batch_size: rows sampled in parallel (each its own continuation of the same prompt).
-            prompt: a non-empty list of ids (e.g. the start id, then the words given).
+            batch_size: rows sampled in parallel.
+            prompt: integer ids (Python ints or a NumPy integer array), either one prompt for every row, a
+                non-empty 1-D ``(P,)`` list (e.g. the start id, then the words given), or one prompt per row, a
+                2-D ``(batch_size, P)`` array (prompts of one length P; row b continues prompt b).
             end_id: a row stops when it draws this id (not returned), or None to always draw ``max_new_tokens``.
             max_new_tokens: at most this many ids drawn per row.
             temperature: >= 0; 0 is greedy. top_k: None, or draw among the ``top_k`` most probable ids only.
@@ -302,29 +304,59 @@ class DecoderOnlyTransformer(_Common, keras.Model):
             use_cache: the key/value cache (True) or recomputing the prefix.
 
         Returns:
-            ``batch_size`` lists of drawn ids (the prompt excluded).
+            ``batch_size`` lists of drawn ids (the prompt excluded), row b the continuation of its prompt.
 
         Raises:
-            ValueError: an empty prompt; ``len(prompt) + max_new_tokens`` above the model's ``max_len``; the
-                errors of ``sample_search`` (temperature, top_k).
+            ValueError: an empty prompt; a prompt that is not integer ids (floats such as 1.9 are refused, not
+                truncated); a 2-D prompt whose number of rows is not ``batch_size``, a ragged or 3-D prompt; an id
+                outside ``0 .. vocab_size - 1``; ``max_new_tokens`` < 1; ``P + max_new_tokens`` above the model's
+                ``max_len``; the errors of ``sample_search`` (temperature, top_k).
         """
         from word2bert.decoding import sample_search
 
-        prompt = [int(t) for t in np.asarray(prompt).ravel()]
-        if not prompt:
-            raise ValueError("sample needs a prompt of at least one id (e.g. the start id)")
+        prompts = self._prompt_rows(prompt, batch_size)                # int32 (batch_size, P)
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
-        length = len(prompt) + max_new_tokens
+        length = prompts.shape[1] + max_new_tokens
         if length > self.max_len:
-            raise ValueError(f"a prompt of {len(prompt)} ids plus {max_new_tokens} new ones is {length} positions, "
-                             f"over the model's max_len of {self.max_len}")
+            raise ValueError(f"a prompt of {prompts.shape[1]} ids plus {max_new_tokens} new ones is {length} "
+                             f"positions, over the model's max_len of {self.max_len}")
         step, step_uncached = self.step_functions()
         step = step if use_cache else step_uncached
         state = self.decoding_state(batch_size, length, use_cache=use_cache)
-        for token in prompt[:-1]:                                   # the prompt's keys and values (or prefix)
-            _, state = step(state, np.full((batch_size,), token, np.int32))
-        return sample_search(step, state, batch_size, prompt[-1], end_id, max_new_tokens, temperature, seed, top_k)
+        for column in prompts[:, :-1].T:                            # the prompt's keys and values (or prefix)
+            _, state = step(state, np.ascontiguousarray(column))
+        last = [prompts[:, -1]]
+
+        def step_from_prompt(state, tokens):                        # first step: each row's own last prompt id
+            return step(state, last.pop() if last else tokens)
+
+        return sample_search(step_from_prompt, state, batch_size, int(prompts[0, -1]), end_id, max_new_tokens,
+                             temperature, seed, top_k)
+
+    def _prompt_rows(self, prompt, batch_size: int) -> np.ndarray:
+        """``prompt`` as int32 ``(batch_size, P)``: a 1-D prompt repeated on every row, a 2-D one checked."""
+        try:
+            ids = np.asarray(prompt)
+        except ValueError as error:                                 # NumPy refuses ragged nested lists
+            raise ValueError(f"prompt must be one list of ids or a (batch_size, P) array of prompts of one length, "
+                             f"got rows of different lengths ({error}); pad them to one length or sample each "
+                             f"prompt on its own") from None
+        if ids.size == 0:
+            raise ValueError("sample needs a prompt of at least one id (e.g. the start id), got an empty prompt")
+        if ids.dtype == bool or not np.issubdtype(ids.dtype, np.integer):
+            raise ValueError(f"prompt must hold integer token ids, got dtype {ids.dtype} (e.g. {ids.ravel()[0]!r}); "
+                             f"pass ints, e.g. np.asarray(prompt, np.int32), rather than floats to be truncated")
+        if ids.ndim <= 1:
+            ids = np.broadcast_to(ids.reshape(1, -1), (batch_size, ids.size))
+        elif ids.ndim != 2 or ids.shape[0] != batch_size:
+            raise ValueError(f"prompt must be 1-D (P,) (one prompt for every row) or 2-D (batch_size, P) = "
+                             f"({batch_size}, P) (one prompt a row), got shape {ids.shape}; pass batch_size="
+                             f"{ids.shape[0] if ids.ndim == 2 else 'the number of prompts'} with one prompt a row")
+        if ids.min() < 0 or ids.max() >= self.vocab_size:
+            raise ValueError(f"prompt ids must be in 0..{self.vocab_size - 1} (the vocabulary), got "
+                             f"{int(ids.min())}..{int(ids.max())}; encode the prompt with the model's vocabulary")
+        return np.array(ids, np.int32)
 
     def get_config(self):
         return {**super().get_config(), "vocab_size": self.vocab_size, "num_layers": self.num_layers,
