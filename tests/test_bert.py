@@ -521,6 +521,48 @@ def test_load_pretrained_names_the_command_and_loads_what_chapter_09_saves(tmp_p
         load_pretrained(folder)
 
 
+def test_snapshots_are_taken_after_the_chosen_epochs_across_fit_calls_and_load_back(tmp_path):
+    """Two ``fit`` calls (phases, ``initial_epoch``) of 2 + 1 epochs, snapshots after epochs 1 and 3: each file holds
+    the weights of its moment (the epoch-1 one differs from the final one; the epoch-3 one equals it), the records
+    come back fewest tokens first, and ``load_pretrained(snapshot=...)`` loads that model."""
+    from word2bert.bert import (VOCAB_FILE, SnapshotCallback, load_pretrained, pretraining_snapshots,
+                                save_snapshot)
+
+    tok = _tokenizer()
+    tok.save(tmp_path / VOCAB_FILE)
+    data = PretrainingBatches(_documents(), tok, batch_size=4, max_len=24, seed=1, pairs_per_epoch=8)
+    model = _tiny_pretrainer(tok.vocab_size)
+    model.compile(optimizer=keras.optimizers.Adam(1e-2))
+    weights_after = {}
+
+    class Remember(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            weights_after[epoch + 1] = [w.copy() for w in self.model.get_weights()]
+
+    snapshots = SnapshotCallback(tmp_path, at_epochs=[3, 1], record=lambda e, logs: {"tokens": 100 * e, "profile": "ci",
+                                                                                   "loss": logs["loss"]})
+    model.fit(data, epochs=2, verbose=0, callbacks=[snapshots, Remember()])
+    model.fit(data, epochs=3, initial_epoch=2, verbose=0, callbacks=[snapshots, Remember()])
+    records = pretraining_snapshots(tmp_path)
+    assert [(r["epochs"], r["tokens"], r["profile"]) for r in records] == [(1, 100, "ci"), (3, 300, "ci")]
+    assert all(np.isfinite(r["loss"]) for r in records)
+    x = _inputs(np.random.default_rng(3), tok.vocab_size)
+    for record in records:
+        loaded, _ = load_pretrained(tmp_path, snapshot=record)
+        for got, want in zip(loaded.get_weights(), weights_after[record["epochs"]]):
+            np.testing.assert_allclose(got, want, atol=1e-6)
+    first, _ = load_pretrained(tmp_path, snapshot=records[0])
+    assert not np.allclose(to_numpy(first(x)["mlm"]), to_numpy(model(x)["mlm"]), atol=1e-4)
+    with pytest.raises(ValueError, match="tokens"):
+        save_snapshot(model, tmp_path, 2, {"minutes": 1.0})
+    with pytest.raises(ValueError, match="epochs"):
+        SnapshotCallback(tmp_path, at_epochs=[0], record=lambda e, logs: {})
+    (tmp_path / "09_bert_snapshot_007.json").write_text("{not json")
+    with pytest.raises(ValueError, match="09_bert_snapshot_007.json is not valid JSON"):
+        pretraining_snapshots(tmp_path)
+    assert not list(tmp_path.glob(".*.tmp"))                             # no temporary file left behind
+
+
 # ------------------------------------------------------------------ initialisation, epsilons, masks, the tied head
 @pytest.mark.slow
 def test_every_kernel_of_the_backbone_starts_as_bert_initializes_it():

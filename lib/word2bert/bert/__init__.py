@@ -26,7 +26,8 @@ from word2bert.bert.qa_baseline import sliding_window_answer, sliding_window_pre
 from word2bert.bert.question_answerer import BertQuestionAnswerer, SpanLoss
 from word2bert.bert.pretraining import (NextSentencePairs, PretrainingBatches, SentencePairSample, mask_tokens,
                                         pack_documents)
-from word2bert.bert.saved import MODEL_FILE, VOCAB_FILE, load_pretrained
+from word2bert.bert.saved import (MODEL_FILE, SNAPSHOT_PREFIX, VOCAB_FILE, SnapshotCallback, load_pretrained,
+                                  pretraining_snapshots, save_snapshot)
 from word2bert.bert.task_model import BertTaskModel, task_inputs
 from word2bert.bert.token_tagger import BertTokenTagger
 from word2bert.bert.training import MaskedLMAccuracy, MaskedLMLoss
@@ -38,6 +39,7 @@ __all__ = ["AlignedTags", "BertClassifier", "BertQuestionAnswerer", "BertTaskMod
            "BERT_VOCAB_SIZE", "BertBackbone", "BertConfig", "BertEmbedding", "BertPretrainer", "IS_NEXT",
            "MODEL_FILE", "MaskedLMAccuracy", "MaskedLMHead", "MaskedLMLoss", "NOT_NEXT", "NextSentenceHead",
            "NextSentencePairs", "PretrainingBatches", "SentencePairSample", "VOCAB_FILE", "bert_initializer",
-           "load_pretrained", "mask_tokens", "pack_documents",
+           "load_pretrained", "mask_tokens", "pack_documents", "SNAPSHOT_PREFIX", "SnapshotCallback",
+           "pretraining_snapshots", "save_snapshot",
            "CheckpointError", "CheckpointNotFoundError", "HF_NAMES", "MINILM_FETCH", "MINILM_PRESET", "MINILM_SHA256",
            "MINILM_WHEEL", "backbone_config_from_hf", "hf_weights", "load_hf_bert"]
