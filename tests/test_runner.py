@@ -84,3 +84,46 @@ def test_cli_terminal_shows_no_backend_start_up_logs(tmp_path):
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("word2bert: "), proc.stderr
+
+
+def _chapters_conftest():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "chapters" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("chapters_conftest", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.once_on_tensorflow
+def test_chapter_chains_follow_the_files_one_chapter_saves_and_another_reads(tmp_path):
+    """CI runs the chapters on two xdist workers; a chapter that reads ``models/<profile>/NN_*`` must share a
+    worker (and come after) chapter NN, transitively: 03 reads 01's file and 04 reads 03's -> one chain."""
+    _write(tmp_path / "01_a.ipynb", "save('01_model.keras')")
+    _write(tmp_path / "02_b.ipynb", "print(1)")
+    _write(tmp_path / "03_c.ipynb", "load(dir / '01_model.keras'); save(f'03_vocab_{lang}.txt')")
+    _write(tmp_path / "04_d.ipynb", "json.load('03_vocab_en.txt')")
+    _write(tmp_path / "05_e.ipynb", "x = '04_d.ipynb'  # a notebook's own name is not a saved file")
+    conftest = _chapters_conftest()
+    assert conftest.chapter_groups(tmp_path) == {"01": "chapter-01", "02": "chapter-02", "03": "chapter-01",
+                                                 "04": "chapter-01", "05": "chapter-05"}
+    groups = conftest.chapter_groups()          # the course itself
+    assert groups["06"] == groups["05"] and groups["08"] == groups["07"]
+    assert groups["10"] == groups["11"] == groups["12"] == groups["09"] != groups["07"]
+    assert conftest._notebook_group("chapters/10_bert_finetuning.ipynb::Cell 4", groups) == "chapter-09"
+    assert conftest._notebook_group("tests/test_bert.py::test_x", groups) is None
+
+
+@pytest.mark.once_on_tensorflow
+def test_the_test_command_refuses_an_unknown_mode_and_a_folder_without_tests(tmp_path):
+    from word2bert.course.testing import JAX_PASS, TF_PASS, run_tests
+
+    with pytest.raises(ValueError, match="mode must be"):
+        run_tests("quick", tmp_path)
+    with pytest.raises(FileNotFoundError, match="no tests folder"):
+        run_tests("together", tmp_path)
+    # the passes README command (b) promises: chapters under nbval on TensorFlow, the backend tests on JAX
+    assert TF_PASS[:2] == ["tests", "chapters"] and "--nbval-lax" in TF_PASS and "loadgroup" in TF_PASS
+    assert "not once_on_tensorflow" in JAX_PASS and "chapters" not in JAX_PASS

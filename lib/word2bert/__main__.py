@@ -1,4 +1,4 @@
-"""Command line: ``python -m word2bert run|table``."""
+"""Command line: ``python -m word2bert run|table|test``."""
 from __future__ import annotations
 
 import argparse
@@ -18,7 +18,17 @@ def main(argv=None) -> int:
                      help="also write the executed notebooks back into the chapters folder (for authors)")
     table = sub.add_parser("table", help="print the results table of the committed chapters")
     table.add_argument("--chapters-dir", default="chapters")
+    test = sub.add_parser("test", help="run the tests as CI does: TensorFlow pass (unit tests + chapters at the ci "
+                                       "profile) and JAX pass at the same time")
+    mode = test.add_mutually_exclusive_group()
+    mode.add_argument("--one-after-the-other", action="store_true", help="run the two passes in turn")
+    mode.add_argument("--fast", action="store_true", help='the developer loop: pytest tests -m "not slow" -n 2')
     args = parser.parse_args(argv)
+
+    if args.command == "test":
+        from word2bert.course.testing import run_tests
+
+        return run_tests("fast" if args.fast else "one-after-the-other" if args.one_after_the_other else "together")
 
     from word2bert.course import runner
 
