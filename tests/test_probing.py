@@ -415,3 +415,58 @@ def test_probe_refuses_bad_arguments():
         train_probe(x, y, x, y, l2_values=np.array([]))
     with pytest.raises(ValueError, match="epochs and batch_size must be >= 1"):
         train_probe(x, y, x, y, batch_size=0)
+
+
+def _steps(probe):
+    return int(to_numpy(probe.model.optimizer.iterations))
+
+
+def test_probe_takes_min_steps_whatever_the_row_count():
+    rng = np.random.default_rng(4)
+    x, y = _blobs(rng, 40)
+    # issue 44: 10 rows under the default batch of 1024 took 6 steps of 300; now every step takes all 10 rows
+    probe, choice = train_probe(x[:10], y[:10], x[10:], y[10:], l2_values=(1e-4,))
+    assert _steps(probe) == 300
+    assert choice["valid_accuracy"][1e-4] == 1.0
+    # 25 rows in batches of 10: k = 3 steps a pass; min_steps 10 -> ceil(10 / 3) = 4 passes = 12 steps
+    # (labels as whole-number floats are taken as they are)
+    probe, _ = train_probe(x[:25], y[:25].astype(float), x[25:], y[25:], l2_values=(1e-4,), epochs=1, batch_size=10,
+                           min_steps=10)
+    assert _steps(probe) == 12
+    probe, _ = train_probe(x[:25], y[:25], x[25:], y[25:], l2_values=(1e-4,), epochs=5, batch_size=10, min_steps=0)
+    assert _steps(probe) == 15                                            # epochs rule: 5 passes of 3 steps
+    probe, _ = train_probe(x[:10], y[:10], x[10:], y[10:], l2_values=(1e-4,), epochs=2, batch_size=4, min_steps=7)
+    assert _steps(probe) == 9                                             # k = 3: ceil(7 / 3) = 3 passes
+
+
+@once_on_tensorflow                                        # refused before any Keras backend is involved
+def test_probe_refuses_fractional_labels_and_broken_features():
+    rng = np.random.default_rng(3)
+    x, y = _blobs(rng, 30)
+    fractional = y.astype(float)
+    fractional[3] = 1.5                                    # was truncated to class 1
+    with pytest.raises(ValueError, match=r"train_y must hold whole-number class ids, got 1.5 .*in row 3"):
+        train_probe(x, fractional, x, y)
+    with pytest.raises(ValueError, match=r"valid_y must hold whole-number class ids, got nan .*in row 5"):
+        train_probe(x, y, x, np.where(np.arange(30) == 5, np.nan, y))
+    with pytest.raises(ValueError, match="train_y must hold whole-number class ids, got 'a'"):
+        train_probe(x, np.array(list("ab") * 15), x, y)
+    broken = x.copy()
+    broken[4, 2] = np.nan                                  # was: one class predicted everywhere
+    with pytest.raises(ValueError, match=r"train_x has a NaN or infinite value in row 4 \(column 2"):
+        train_probe(broken, y, x, y)
+    broken[4, 2], broken[7, 0] = 1.0, -np.inf
+    with pytest.raises(ValueError, match=r"valid_x has a NaN or infinite value in row 7 \(column 0"):
+        train_probe(x, y, broken, y)
+
+
+def test_probe_has_an_output_for_a_class_seen_only_in_validation():
+    # num_classes is the largest label of either split + 1: a class missing from the training rows still has a
+    # logit of its own
+    rng = np.random.default_rng(5)
+    x, y = _blobs(rng, 30)
+    train = y < 2
+    probe, choice = train_probe(x[train], y[train], x, y, l2_values=(1e-4,), epochs=1, min_steps=1)
+    kernel, bias = probe.model.layers[-1].get_weights()
+    assert kernel.shape == (4, 3) and bias.shape == (3,)
+    assert 0.0 <= choice["valid_accuracy"][1e-4] <= 1.0 and set(probe.predict(x).tolist()) <= {0, 1, 2}

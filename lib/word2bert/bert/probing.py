@@ -147,15 +147,18 @@ def train_probe(train_x, train_y, valid_x, valid_y, l2_values=(1e-4, 1e-2), epoc
     """A linear probe: softmax regression on standardised features, its L2 penalty chosen on validation examples.
 
     Args:
-        train_x, valid_x: float ``(n, dim)`` feature arrays; ``train_y``, ``valid_y``: int labels ``(n,)`` in
-            ``0..num_classes - 1`` (``num_classes`` = the largest label seen + 1).
+        train_x, valid_x: float ``(n, dim)`` feature arrays, every value finite; ``train_y``, ``valid_y``: int labels
+            ``(n,)`` in ``0..num_classes - 1`` (``num_classes`` = the largest label seen + 1); float labels are
+            accepted only where they are whole numbers (``1.0``, not ``1.5``).
         l2_values: weight penalties tried (``keras.regularizers.L2`` on the kernel; larger: a simpler probe).
         epochs, batch_size, learning_rate: Adam on the cross-entropy, the same for every penalty: ``epochs`` passes
-            over the training rows in batches of ``batch_size``, each pass in a new random order.
+            over the training rows in batches of ``b = min(batch_size, n)`` rows (fewer rows than ``batch_size``:
+            every step takes all of them), each pass in a new random order.
         min_steps: at least this many optimiser steps whatever the number of rows (more passes on small data, so
-            that a few hundred rows are not left near the random start). Each pass is filled up to whole batches
-            with the first rows of its order (so with fewer rows than ``batch_size`` some rows count twice), and
-            the passes are laid end to end in memory: ``passes * ceil(n / batch_size) * batch_size * dim`` floats.
+            that a few hundred rows are not left near the random start): ``max(epochs, ceil(min_steps / k)) * k``
+            steps with ``k = ceil(n / b)`` per pass. Each pass is filled up to whole batches with the first rows of
+            its order (so some rows count twice in a pass), and the passes are laid end to end in memory:
+            ``passes * k * b * dim`` floats.
         seed: seeds the initial weights (``keras.utils.set_random_seed``) and the order of the rows.
 
     Returns:
@@ -163,8 +166,10 @@ def train_probe(train_x, train_y, valid_x, valid_y, l2_values=(1e-4, 1e-2), epoc
         ``{"l2": best, "valid_accuracy": {l2: accuracy}}``.
 
     Raises:
-        ValueError: features not 2-D, features and labels of different lengths, widths that differ between
-            the splits, negative labels, fewer than two classes in the training labels, or no ``l2_values``.
+        ValueError: features not 2-D, a NaN or infinite feature (naming the argument and the row), features and
+            labels of different lengths, widths that differ between the splits, labels that are not whole numbers
+            (``1.5``, NaN, strings; naming the argument and the row), negative labels, fewer than two classes in
+            the training labels, no ``l2_values``, ``epochs`` or ``batch_size`` < 1, ``min_steps`` < 0.
 
     Source: the probing method of Alain & Bengio (2016) and Tenney et al. (2019): a classifier that can only
     draw hyperplanes, so what it finds is (linearly) in the vectors, not computed by the probe.
@@ -176,6 +181,20 @@ def train_probe(train_x, train_y, valid_x, valid_y, l2_values=(1e-4, 1e-2), epoc
             raise ValueError(f"{name}_x must be (n, dim), got shape {x.shape}")
         if len(x) != len(y):
             raise ValueError(f"{name}_x has {len(x)} rows but {name}_y {len(y)} labels")
+        broken = np.argwhere(~np.isfinite(x))
+        if len(broken):
+            row, column = (int(v) for v in broken[0])
+            raise ValueError(f"{name}_x has a NaN or infinite value in row {row} (column {column}; {len(broken)} such "
+                             f"values): drop or repair those rows before probing")
+        if y.dtype.kind not in "iub":
+            whole = np.zeros(y.shape, bool)
+            if y.dtype.kind == "f":
+                whole = np.isfinite(y) & (y == np.round(y))
+            if not whole.all():
+                row = int(np.flatnonzero(~whole.ravel())[0])
+                value = y.ravel()[row:row + 1].tolist()[0]
+                raise ValueError(f"{name}_y must hold whole-number class ids, got {value!r} (dtype {y.dtype}) in row "
+                                 f"{row}: map the labels to ints 0..num_classes - 1 first")
         if len(y) and y.min() < 0:
             raise ValueError(f"{name}_y has a negative label {int(y.min())}: labels must be 0..num_classes - 1")
         arrays[name] = (x, y.astype(np.int32))
@@ -191,10 +210,11 @@ def train_probe(train_x, train_y, valid_x, valid_y, l2_values=(1e-4, 1e-2), epoc
     x, y = arrays["train"]
     mean, scale = x.mean(0), x.std(0) + 1e-6
     num_classes = int(max(y.max(), arrays["valid"][1].max(initial=0))) + 1
-    per_pass = -(-len(x) // int(batch_size))
+    batch = min(int(batch_size), len(x))             # fewer rows than batch_size: one step a pass, of all rows
+    per_pass = -(-len(x) // batch)
     passes = max(int(epochs), -(-int(min_steps) // per_pass))
     rng = np.random.default_rng(seed)                 # every pass a new order, the passes laid end to end: one fit
-    order = np.concatenate([np.concatenate([p, p[: per_pass * int(batch_size) - len(x)]])
+    order = np.concatenate([np.concatenate([p, p[: per_pass * batch - len(x)]])
                             for p in (rng.permutation(len(x)) for _ in range(passes))])
     standard = (x - mean) / scale
     best, scores = None, {}
@@ -204,7 +224,7 @@ def train_probe(train_x, train_y, valid_x, valid_y, l2_values=(1e-4, 1e-2), epoc
                                   keras.layers.Dense(num_classes, kernel_regularizer=keras.regularizers.L2(float(l2)))])
         model.compile(optimizer=keras.optimizers.Adam(learning_rate),
                       loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-        model.fit(standard[order], y[order], batch_size=int(batch_size), epochs=1, shuffle=False, verbose=0)
+        model.fit(standard[order], y[order], batch_size=batch, epochs=1, shuffle=False, verbose=0)
         probe = LinearProbe(model, mean, scale, float(l2))
         scores[float(l2)] = probe.score(*arrays["valid"])
         if best is None or scores[float(l2)] > scores[best.l2]:
