@@ -147,6 +147,25 @@ def test_squad_scores():
         squad_scores({}, [])
 
 
+def test_squad_scores_take_a_plain_string_gold_answer_as_one_answer():
+    # issue 44: ["UK"] was read as the pair ("U", "K"): gold "U", EM 0 for a right answer
+    assert squad_scores({"1": "UK"}, [QAExample("1", "t", "c", "q", ["UK"])]) == {"exact_match": 100.0, "f1": 100.0}
+    examples = [QAExample("1", "t", "c", "q", ["UK"]),
+                QAExample("2", "t", "c", "q", "United Kingdom"),             # answers itself one string
+                QAExample("3", "t", "c", "q", ["Great Britain", ("the UK", 0)]),
+                QAExample("4", "t", "c", "q", [{"text": "London", "answer_start": 0}])]
+    predictions = {"1": "the UK.", "2": "the kingdom", "3": "Britain", "4": "in London"}
+    # by hand: 1: "uk" = "uk", EM 1, F1 1; 2: [kingdom] vs [united, kingdom]: P 1, R 1/2, F1 2/3, EM 0;
+    # 3: [britain] vs [great, britain]: F1 2/3 (vs "uk": 0), EM 0; 4: [in, london] vs [london]: P 1/2, R 1, F1 2/3
+    scores = squad_scores(predictions, examples)
+    assert scores["exact_match"] == pytest.approx(100 / 4)
+    assert scores["f1"] == pytest.approx(100 * (1 + 2 / 3 + 2 / 3 + 2 / 3) / 4)
+    assert squad_scores({"2": "United  kingdom!"}, examples[1:2]) == {"exact_match": 100.0, "f1": 100.0}
+    for answers in ([("UK", 0, 3)], [7], ("UK", 3)):
+        with pytest.raises(ValueError, match="question '5': a gold answer must be a string or a"):
+            squad_scores({"5": "UK"}, [QAExample("5", "t", "c", "q", answers)])
+
+
 # ---------------------------------------------------------------- the sliding-window baseline
 def test_baseline_finds_a_determined_answer():
     # window = 6 distinct question words; "Lima" has the, capital, of, peru, is (all five) to its left

@@ -58,6 +58,27 @@ def _check_truths(ground_truths) -> list:
     return truths
 
 
+def _gold_texts(example) -> list[str]:
+    """The gold answer strings of one example: each answer may be a ``(text, answer_start)`` pair (as
+    ``squad_v1`` gives), a plain string, or a SQuAD JSON dict with ``"text"``; ``answers`` itself may be one
+    plain string (one answer, never read character by character)."""
+    answers = example.answers
+    if isinstance(answers, str):
+        return [answers]
+    texts = []
+    for answer in answers:
+        if isinstance(answer, str):
+            texts.append(answer)
+        elif isinstance(answer, dict) and isinstance(answer.get("text"), str):
+            texts.append(answer["text"])
+        elif isinstance(answer, (tuple, list)) and len(answer) == 2 and isinstance(answer[0], str):
+            texts.append(answer[0])
+        else:
+            raise ValueError(f"question {example.id!r}: a gold answer must be a string or a (text, answer_start) pair, "
+                             f"got {answer!r:.60}; give answers as a list of those")
+    return texts
+
+
 def _f1_one(prediction: str, truth: str) -> float:
     pred, gold = normalize_answer(prediction).split(), normalize_answer(truth).split()
     common = sum((Counter(pred) & Counter(gold)).values())
@@ -112,8 +133,9 @@ def squad_scores(predictions: dict, examples, allow_missing: bool = False) -> di
 
     Args:
         predictions: ``{question id: predicted answer string}``; ids not among ``examples`` are ignored.
-        examples: ``QAExample``s (``word2bert.datasets.squad``): each needs ``id`` and ``answers``
-            (``(text, answer_start)`` pairs).
+        examples: ``QAExample``s (``word2bert.datasets.squad``): each needs ``id`` and ``answers``: a list of
+            ``(text, answer_start)`` pairs, of plain strings or of ``{"text": ...}`` dicts, or one plain string
+            (one gold answer: ``"UK"`` is the answer "UK", not "U" and "K").
         allow_missing: score a question without a prediction as 0 (as the official script does,
             after a message) instead of raising.
 
@@ -121,9 +143,10 @@ def squad_scores(predictions: dict, examples, allow_missing: bool = False) -> di
         ``{"exact_match": float, "f1": float}``, each 100 times the mean over all examples.
 
     Raises:
-        ValueError: no example; an example without answers; a prediction is not a string; some
-            example has no prediction and ``allow_missing`` is False (the message counts them and
-            names the first few).
+        ValueError: no example; an example without answers, or with an answer that is neither a string, a
+            ``(text, start)`` pair nor a dict with ``"text"`` (naming the question); a prediction is not a string;
+            some example has no prediction and ``allow_missing`` is False (the message counts them and names
+            the first few).
 
     Source: ``evaluate`` of SQuAD v1.1's ``evaluate-v1.1.py``.
     """
@@ -143,7 +166,7 @@ def squad_scores(predictions: dict, examples, allow_missing: bool = False) -> di
             raise ValueError(f"prediction for {e.id!r} must be a string, got {type(prediction).__name__}")
         if not e.answers:
             raise ValueError(f"question {e.id!r} has no gold answer")
-        truths = [text for text, _ in e.answers]
+        truths = _gold_texts(e)
         em += exact_match(prediction, truths)
         total_f1 += f1(prediction, truths)
     return {"exact_match": 100.0 * em / len(examples), "f1": 100.0 * total_f1 / len(examples)}
