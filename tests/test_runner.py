@@ -127,3 +127,43 @@ def test_the_test_command_refuses_an_unknown_mode_and_a_folder_without_tests(tmp
     # the passes README command (b) promises: chapters under nbval on TensorFlow, the backend tests on JAX
     assert TF_PASS[:2] == ["tests", "chapters"] and "--nbval-lax" in TF_PASS and "loadgroup" in TF_PASS
     assert "not once_on_tensorflow" in JAX_PASS and "chapters" not in JAX_PASS
+
+
+@pytest.mark.once_on_tensorflow
+def test_an_interrupted_run_resumes_with_the_chapters_it_did_not_finish(tmp_path, capsys):
+    """Run 1 stops at 02 (a failing chapter, as a kill would stop it); run 2 skips 01, runs 02, stops at 03; 01's
+    code changes, so run 3 runs 01 again and skips only 02; once a run finished all, the next starts afresh."""
+    chapters, log = tmp_path / "chapters", tmp_path / "ran.txt"
+    chapters.mkdir()
+
+    def chapter(name, fails_if=None, extra=""):
+        check = f"assert not (tmp / {fails_if!r}).exists(), 'told to fail'\n" if fails_if else ""
+        _write(chapters / f"{name}.ipynb",
+               f"import json, pathlib\ntmp = pathlib.Path({str(tmp_path)!r})\n{check}{extra}"
+               f"with open(tmp / 'ran.txt', 'a') as f:\n    f.write({name!r} + '\\n')\n"
+               f"print('W2B_RESULTS ' + json.dumps({{'chapter': {name!r}, 'profile': 'ci', 'backend': 'none', "
+               f"'device': 'cpu', 'seconds': 1.0, 'metrics': {{}}}}))")
+
+    chapter("01_a")
+    chapter("02_b", fails_if="fail_02")
+    chapter("03_c", fails_if="fail_03")
+    (tmp_path / "fail_02").touch()
+    (tmp_path / "fail_03").touch()
+    runs = tmp_path / "runs"
+    with pytest.raises(runner.ChapterError, match="02_b"):
+        runner.run_course("ci", [], chapters, runs)
+    (tmp_path / "fail_02").unlink()
+    capsys.readouterr()
+    with pytest.raises(runner.ChapterError, match="03_c"):
+        runner.run_course("ci", [], chapters, runs)
+    assert "resuming an interrupted ci run: 01_a finished then and is not run again" in capsys.readouterr().err
+    assert log.read_text().split() == ["01_a", "02_b"]
+    chapter("01_a", extra="# edited\n")
+    (tmp_path / "fail_03").unlink()
+    records = runner.run_course("ci", [], chapters, runs)
+    assert "02_b finished then and is not run again; 01_a changed since and runs again" in capsys.readouterr().err
+    assert log.read_text().split() == ["01_a", "02_b", "01_a", "03_c"]
+    assert [r["chapter"] for r in records] == ["01_a", "02_b", "03_c"] and "digest" not in records[1]
+    runner.run_course("ci", [], chapters, runs)                          # all finished: a new run runs all
+    assert log.read_text().split()[4:] == ["01_a", "02_b", "03_c"] and "resuming" not in capsys.readouterr().err
+    assert not list((runs / "ci").glob(".*.tmp"))

@@ -14,6 +14,8 @@ def main(argv=None) -> int:
                      help="size profile (default: $W2B_PROFILE, else gpu if a GPU is visible, else cpu)")
     run.add_argument("--chapters-dir", default="chapters")
     run.add_argument("--runs-dir", default="runs")
+    run.add_argument("--fresh", action="store_true",
+                     help="run every chapter, even those an interrupted run of the same chapters already finished")
     run.add_argument("--inplace", action="store_true",
                      help="also write the executed notebooks back into the chapters folder (for authors)")
     table = sub.add_parser("table", help="print the results table of the committed chapters")
@@ -34,7 +36,8 @@ def main(argv=None) -> int:
 
     try:
         if args.command == "run":
-            runner.run_course(args.profile, args.chapters, args.chapters_dir, args.runs_dir, args.inplace)
+            runner.run_course(args.profile, args.chapters, args.chapters_dir, args.runs_dir, args.inplace,
+                              fresh=args.fresh)
         else:
             print(runner.committed_table(args.chapters_dir))
     except (runner.ChapterError, ValueError, FileNotFoundError) as err:

@@ -9,6 +9,7 @@ the README's format.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -145,13 +146,40 @@ def format_table(records: list[dict]) -> str:
     return "\n".join(lines)
 
 
+PROGRESS_FILE = "progress.json"
+
+
+def chapter_digest(path: Path) -> str:
+    """sha256 of a chapter's code cells (what it runs; prose and outputs left out), 16 hex digits."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    code = "\n\x00".join(c.source for c in nb.cells if c.cell_type == "code")
+    return hashlib.sha256(code.encode("utf-8")).hexdigest()[:16]
+
+
+def _resumable(progress_path: Path, profile: str, names: list[str]) -> dict:
+    """The finished chapters of an interrupted run of the same chapters and profile: ``{name: record}``, each with
+    the digest it ran with; empty when there is no unfinished run to resume."""
+    try:
+        progress = json.loads(progress_path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}
+    if progress.get("profile") != profile or progress.get("chapters") != names or progress.get("finished_all"):
+        return {}
+    return progress.get("done", {})
+
+
 def run_course(profile: str | None = None, selection=(), chapters_dir="chapters", runs_dir="runs",
-               inplace: bool = False) -> list[dict]:
+               inplace: bool = False, fresh: bool = False) -> list[dict]:
     """Run chapters in order; print and save the results table.
 
     Writes ``runs/<profile>/``: each executed notebook and its kernel log, ``results.md``
     (this run's table) and ``results.json`` (every chapter's latest record for this
-    profile: chapters this run did not repeat keep their earlier record).
+    profile: chapters this run did not repeat keep their earlier record), and ``progress.json`` after each chapter
+    (atomically). A run that was interrupted (killed, or stopped by a failing chapter) is resumed by the same
+    command: the chapters it finished, unchanged since (the digest of their code cells), are not run again, and
+    the runner says which it skips; ``fresh=True`` runs everything.
 
     Returns:
         list of result records, one per chapter of this run.
@@ -166,10 +194,34 @@ def run_course(profile: str | None = None, selection=(), chapters_dir="chapters"
     chapters = find_chapters(chapters_dir, selection)
     out_dir = Path(runs_dir) / profile
     out_dir.mkdir(parents=True, exist_ok=True)
+    names = [p.stem for p in chapters]
+    progress_path = out_dir / PROGRESS_FILE
+    digests = {p.stem: chapter_digest(p) for p in chapters}
+    earlier_done = {} if fresh else _resumable(progress_path, profile, names)
+    done = {n: r for n, r in earlier_done.items() if r.get("digest") == digests.get(n)}
+    if done:
+        changed = sorted(set(earlier_done) - set(done))
+        print(f"word2bert: resuming an interrupted {profile} run: {', '.join(sorted(done))} finished then and "
+              f"{'are' if len(done) > 1 else 'is'} not run again"
+              + (f"; {', '.join(changed)} changed since and run{'' if len(changed) > 1 else 's'} again" if changed
+                 else "") + " (--fresh runs everything)", file=sys.stderr)
+
+    def save_progress(finished_all=False):
+        atomic_write(progress_path, json.dumps({"profile": profile, "chapters": names, "done": done,
+                                                "finished_all": finished_all}, indent=1))
+
+    save_progress()
     records = []
     with tqdm(chapters, desc=f"word2bert [{profile}]", unit="chapter", file=sys.stderr) as bar:
         for path in bar:
-            records.append(run_chapter(path, out_dir, profile, inplace=inplace, progress=bar))
+            if path.stem in done:
+                records.append({k: v for k, v in done[path.stem].items() if k != "digest"})
+                continue
+            record = run_chapter(path, out_dir, profile, inplace=inplace, progress=bar)
+            records.append(record)
+            done[path.stem] = {**record, "digest": digests[path.stem]}
+            save_progress()
+    save_progress(finished_all=True)
     # results.json keeps the chapters of earlier runs of this profile that this run did not repeat
     saved = out_dir / "results.json"
     earlier = json.loads(saved.read_text()) if saved.exists() else []
