@@ -10,13 +10,13 @@ from word2bert.bert.baselines import MostFrequentTag, bag_of_words_classifier, o
 from word2bert.bert.classifier import BertClassifier
 from word2bert.bert.config import BERT_VOCAB_SIZE, BertConfig
 from word2bert.bert.embedding import BertEmbedding, bert_initializer
-from word2bert.bert.finetuning import copy_backbone, finetuning_optimizer, steps_per_epoch
+from word2bert.bert.finetuning import copy_backbone, fine_tune, finetuning_optimizer, steps_per_epoch
 from word2bert.bert.hf_checkpoint import (HF_NAMES, MINILM_FETCH, MINILM_PRESET, MINILM_SHA256, MINILM_WHEEL,
                                           CheckpointError, CheckpointNotFoundError, backbone_config_from_hf,
                                           hf_weights, load_hf_bert)
 from word2bert.bert.finetuning_data import (IGNORE_LABEL, AlignedTags, LengthBatches, QAWindows, align_first_pieces,
                                             best_spans, context_words, decode_answers, encode_texts, qa_windows,
-                                            word_accuracy)
+                                            word_accuracy, word_hits)
 from word2bert.bert.masked_lm_head import MaskedLMHead
 from word2bert.bert.model import BertBackbone
 from word2bert.bert.next_sentence_head import IS_NEXT, NOT_NEXT, NextSentenceHead
@@ -34,8 +34,8 @@ from word2bert.bert.training import MaskedLMAccuracy, MaskedLMLoss
 
 __all__ = ["AlignedTags", "BertClassifier", "BertQuestionAnswerer", "BertTaskModel", "BertTokenTagger",
            "IGNORE_LABEL", "LengthBatches", "LinearProbe", "SHARE_KINDS", "attention_shares", "layer_features", "layer_outputs_model", "train_probe", "MostFrequentTag", "QAWindows", "SpanLoss", "align_first_pieces", "bag_of_words_classifier",
-           "best_spans", "context_words", "copy_backbone", "decode_answers", "encode_texts", "finetuning_optimizer",
-           "overlap_classifier", "qa_windows", "sliding_window_answer", "sliding_window_predictions", "steps_per_epoch", "task_inputs", "word_accuracy", "word_overlap",
+           "best_spans", "context_words", "copy_backbone", "fine_tune", "decode_answers", "encode_texts", "finetuning_optimizer",
+           "overlap_classifier", "qa_windows", "sliding_window_answer", "sliding_window_predictions", "steps_per_epoch", "task_inputs", "word_accuracy", "word_hits", "word_overlap",
            "BERT_VOCAB_SIZE", "BertBackbone", "BertConfig", "BertEmbedding", "BertPretrainer", "IS_NEXT",
            "MODEL_FILE", "MaskedLMAccuracy", "MaskedLMHead", "MaskedLMLoss", "NOT_NEXT", "NextSentenceHead",
            "NextSentencePairs", "PretrainingBatches", "SentencePairSample", "VOCAB_FILE", "bert_initializer",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import keras
+import numpy as np
 
 from word2bert.bert.model import BertBackbone
 
@@ -66,3 +67,54 @@ def finetuning_optimizer(learning_rate: float, total_steps: int, warmup_share: f
 def steps_per_epoch(examples: int, batch_size: int) -> int:
     """``ceil(examples / batch_size)``: the batches ``fit`` runs per epoch."""
     return math.ceil(examples / batch_size)
+
+
+def fine_tune(model: keras.Model, train, validation_data, loss, learning_rate: float, max_epochs: int,
+              batch_size: int = 32, patience: int = 1, warmup_share: float = 0.1, metrics=None) -> dict:
+    """Compile and train a task model the paper's way, with early stopping on the validation loss, silently.
+
+    AdamW (``finetuning_optimizer``: warm-up, then cosine decay to zero at ``max_epochs``); after each epoch the
+    validation loss is measured; training stops when it has not improved for ``patience`` epochs, and the weights of
+    the epoch with the lowest validation loss are restored (also when all ``max_epochs`` ran).
+
+    Args:
+        model: an uncompiled (or to be recompiled) task model, e.g. ``BertClassifier``.
+        train: ``(x, y)`` arrays (shuffled by ``fit`` in batches of ``batch_size``) or a ``keras.utils.PyDataset``
+            of batches (``LengthBatches``), whose ``len`` is the batches per epoch.
+        validation_data: ``(x, y)`` as ``fit`` takes it.
+        loss: the Keras loss.
+        learning_rate: the peak learning rate.
+        max_epochs: at most this many passes over ``train``.
+        batch_size: rows per batch for array input.
+        patience: epochs without a lower validation loss before stopping (>= 1).
+        warmup_share: share of the ``max_epochs`` steps spent warming up.
+        metrics: Keras metrics to compile with (their training values at the kept epoch are returned).
+
+    Returns:
+        ``{"epochs": epochs run, "best_epoch": the kept epoch (1-based), "val_loss": its validation loss,
+        "train": {metric: value at the kept epoch} (training values, dropout on), "seconds": wall time}``.
+
+    Raises:
+        ValueError: ``max_epochs`` or ``patience`` < 1, or an empty ``train``.
+    """
+    import time
+
+    if max_epochs < 1 or patience < 1:
+        raise ValueError(f"max_epochs and patience must be >= 1, got {max_epochs}, {patience}")
+    if isinstance(train, keras.utils.PyDataset):
+        batches, fit_args = len(train), dict(x=train)
+    else:
+        x, y = train
+        batches, fit_args = steps_per_epoch(len(y), batch_size), dict(x=x, y=y, batch_size=batch_size)
+    if batches < 1:
+        raise ValueError("train holds no examples")
+    model.compile(optimizer=finetuning_optimizer(learning_rate, max_epochs * batches, warmup_share), loss=loss,
+                  metrics=metrics or [])
+    keep = keras.callbacks.EarlyStopping(monitor="val_loss", patience=patience, restore_best_weights=True)
+    start = time.time()
+    history = model.fit(**fit_args, validation_data=validation_data, epochs=max_epochs, verbose=0, callbacks=[keep])
+    logs = history.history
+    best = int(np.argmin(logs["val_loss"]))
+    return {"epochs": len(logs["val_loss"]), "best_epoch": best + 1, "val_loss": float(logs["val_loss"][best]),
+            "train": {k: float(v[best]) for k, v in logs.items() if not k.startswith("val_")},
+            "seconds": time.time() - start}

@@ -124,9 +124,35 @@ def align_first_pieces(tokenizer, sentences, tags, max_len: int = 128) -> Aligne
     return AlignedTags(inputs, labels, word_index, cut)
 
 
+def word_hits(logits, aligned: AlignedTags) -> np.ndarray:
+    """One entry per word of the tagged sentences: 1.0 where the word's first piece's arg-max is its tag, 0.0
+    where it is not, and 0.0 for each of the ``words_cut`` that did not fit (appended at the end).
+
+    Args:
+        logits: float ``(n, max_len, num_tags)``, ``BertTokenTagger``'s output (or predicted tag ids, ints
+            ``(n, max_len)``).
+        aligned: the ``AlignedTags`` the logits were computed on.
+
+    Returns:
+        float64 ``(words,)`` with ``words`` = the labelled first pieces + ``aligned.words_cut``: the per-example
+        scores for a bootstrap interval of word accuracy (chapters 10-12 score part of speech this way).
+
+    Raises:
+        ValueError: logits whose first two dimensions are not those of ``aligned.labels``.
+    """
+    logits = np.asarray(logits)
+    predicted = logits.argmax(-1) if logits.ndim == 3 else logits
+    if predicted.shape != aligned.labels.shape:
+        raise ValueError(f"logits cover {predicted.shape} positions but the aligned labels {aligned.labels.shape}: "
+                         "score the tagger's output on the same AlignedTags")
+    scored = aligned.labels != IGNORE_LABEL
+    hits = (predicted[scored] == aligned.labels[scored]).astype(np.float64)
+    return np.concatenate([hits, np.zeros(int(aligned.words_cut))])
+
+
 def word_accuracy(logits, aligned: AlignedTags) -> float:
     """Word-level tag accuracy: the first piece's arg-max against the word's tag, over every word; the
-    ``words_cut`` that did not fit count as wrong.
+    ``words_cut`` that did not fit count as wrong (the mean of ``word_hits``).
 
     Args:
         logits: float ``(n, max_len, num_tags)``, ``BertTokenTagger``'s output (or a prediction array of ints
@@ -135,12 +161,12 @@ def word_accuracy(logits, aligned: AlignedTags) -> float:
 
     Returns:
         float in [0, 1].
+
+    Raises:
+        ValueError: as ``word_hits``.
     """
-    logits = np.asarray(logits)
-    predicted = logits.argmax(-1) if logits.ndim == 3 else logits
-    scored = aligned.labels != IGNORE_LABEL
-    hits = int((predicted[scored] == aligned.labels[scored]).sum())
-    return hits / (int(scored.sum()) + aligned.words_cut)
+    hits = word_hits(logits, aligned)
+    return float(hits.mean()) if hits.size else 0.0
 
 
 def context_words(text: str) -> list[tuple[int, int]]:

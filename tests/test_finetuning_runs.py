@@ -1,0 +1,108 @@
+"""The pieces chapter 10's tables are made of: per-word tag hits (the one part-of-speech score of chapters 10-12),
+choosing a setting on validation and repeating it over seeds without touching the test split for the others, and
+fine-tuning with early stopping on the validation loss that keeps the best epoch's weights."""
+import keras
+import numpy as np
+import pytest
+
+from backends import once_on_tensorflow
+from word2bert.bert import align_first_pieces, fine_tune, word_accuracy, word_hits
+from word2bert.metrics import bootstrap_interval, tune_then_repeat
+from word2bert.text import WordPieceTokenizer
+
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "un", "##aff", "##able", "dog", "cat", "sat"]
+
+
+@once_on_tensorflow
+def test_word_hits_score_every_word_once_first_pieces_only_and_cut_words_as_misses():
+    """Two sentences; "unaffable" is three pieces (only its first is scored); the second sentence loses two words to
+    the length limit. A tagger right on the first piece of every word that fitted but wrong on the non-first pieces
+    must score 1 for each fitted word and 0 for each cut one; reading any other piece, or dropping the cut words,
+    changes the answer."""
+    tokenizer = WordPieceTokenizer(VOCAB)
+    aligned = align_first_pieces(tokenizer, [["the", "unaffable", "dog"], ["the", "cat", "sat", "the", "dog"]],
+                                 [[1, 2, 3], [1, 3, 4, 1, 3]], max_len=6)
+    assert aligned.words_cut == 2                                   # "the", "dog" of sentence 2 did not fit
+    predicted = np.where(aligned.labels < 0, 0, aligned.labels)     # right on first pieces, 0 elsewhere
+    hits = word_hits(predicted, aligned)
+    assert hits.tolist() == [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0]
+    one_wrong = predicted.copy()
+    one_wrong[0, 2] = 4                                             # "un", the first piece of "unaffable"
+    assert word_hits(one_wrong, aligned).tolist() == [1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0]
+    logits = np.eye(5)[one_wrong]                                   # (n, L, tags) logits give the same hits
+    assert word_hits(logits, aligned).tolist() == word_hits(one_wrong, aligned).tolist()
+    assert word_accuracy(logits, aligned) == pytest.approx(5 / 8)
+    with pytest.raises(ValueError, match="same AlignedTags"):
+        word_hits(predicted[:, :4], aligned)
+
+
+def _runner(valid_by_setting, calls):
+    """A fake training run: the validation score depends on the setting (and a little on the seed); the test
+    scores are right/wrong per example with the seed moving one example."""
+    def run(setting, seed):
+        calls.append(("train", setting, seed))
+
+        def test():
+            calls.append(("test", setting, seed))
+            scores = np.zeros(10)
+            scores[:5] = 1.0
+            scores[5 + seed] = 1.0                                   # seed 0: 6/10, seed 1: 6/10 (other one), ...
+            return scores
+        return valid_by_setting[setting] + 0.01 * seed, test, {"setting": setting, "seed": seed}
+    return run
+
+
+@once_on_tensorflow
+def test_tune_then_repeat_chooses_on_the_first_seed_and_scores_test_only_for_the_choice():
+    calls = []
+    result = tune_then_repeat(_runner({1e-3: 0.6, 3e-4: 0.7, 1e-4: 0.7}, calls), [1e-3, 3e-4, 1e-4], seeds=(0, 1, 2))
+    assert result.setting == 3e-4                                   # the best; of two equal, the first
+    assert result.valid == {1e-3: 0.6, 3e-4: 0.7, 1e-4: 0.7}
+    assert [c for c in calls if c[0] == "test"] == [("test", 3e-4, 0), ("test", 3e-4, 1), ("test", 3e-4, 2)]
+    assert [c for c in calls if c[0] == "train"] == [("train", s, 0) for s in (1e-3, 3e-4, 1e-4)] + [
+        ("train", 3e-4, 1), ("train", 3e-4, 2)]
+    assert result.test == (0.6, 0.6, 0.6) and result.mean == pytest.approx(0.6) and result.spread == 0.0
+    # the interval is over the seed-averaged per-example scores: 5 ones, then 1/3, 1/3, 1/3, 0, 0
+    averaged = np.r_[np.ones(5), [1 / 3] * 3, 0, 0]
+    assert result.interval == bootstrap_interval(averaged)
+    assert result.interval.low < 0.6 < result.interval.high
+    assert [i["seed"] for i in result.infos] == [0, 1, 2]
+
+
+@once_on_tensorflow
+def test_tune_then_repeat_refuses_what_would_give_a_wrong_table():
+    run = _runner({1: 0.5}, [])
+    with pytest.raises(ValueError, match="settings is empty"):
+        tune_then_repeat(run, [], (0,))
+    with pytest.raises(ValueError, match="distinct"):
+        tune_then_repeat(run, [1], (0, 0))
+    with pytest.raises(ValueError, match="finite"):
+        tune_then_repeat(lambda s, seed: (float("nan"), lambda: np.ones(3), None), [1], (0,))
+    lengths = {0: 3, 1: 4}
+    with pytest.raises(ValueError, match="seed 1"):
+        tune_then_repeat(lambda s, seed: (0.5, lambda: np.ones(lengths[seed]), None), [1], (0, 1))
+
+
+def test_fine_tune_keeps_the_epoch_with_the_lowest_validation_loss():
+    """Random labels and a large learning rate: the model memorises the training rows and its validation loss rises
+    after the first epochs, so the last epoch is not the best. The weights fine_tune leaves must give the best
+    epoch's validation loss (not the last one's); with patience 1 it stops early."""
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(64, 32)).astype("float32"), rng.integers(0, 2, 64)
+    vx, vy = rng.normal(size=(64, 32)).astype("float32"), rng.integers(0, 2, 64)
+
+    def model():
+        keras.utils.set_random_seed(0)
+        return keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(2)])
+
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    m = model()
+    info = fine_tune(m, (x, y), (vx, vy), loss, 3e-2, max_epochs=8, batch_size=16, patience=8, metrics=["accuracy"])
+    assert info["epochs"] == 8 and info["best_epoch"] < 8            # the fixture overfits: the last is not best
+    assert m.evaluate(vx, vy, verbose=0, return_dict=True)["loss"] == pytest.approx(info["val_loss"], rel=1e-5)
+    # the training accuracy reported is the kept epoch's, not the last epoch's (1.0: memorised)
+    assert info["train"]["accuracy"] < 0.99 and info["seconds"] > 0
+    short = fine_tune(model(), (x, y), (vx, vy), loss, 3e-2, max_epochs=8, batch_size=16, patience=1)
+    assert short["epochs"] == short["best_epoch"] + 1 < 8
+    with pytest.raises(ValueError, match="max_epochs and patience"):
+        fine_tune(model(), (x, y), (vx, vy), loss, 1e-3, max_epochs=0)
