@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from backends import once_on_tensorflow
-from word2bert.bert import align_first_pieces, fine_tune, word_accuracy, word_hits
+from word2bert.bert import Refitter, align_first_pieces, fine_tune, finetuning_optimizer, word_accuracy, word_hits
 from word2bert.metrics import bootstrap_interval, tune_then_repeat
 from word2bert.text import WordPieceTokenizer
 
@@ -106,3 +106,37 @@ def test_fine_tune_keeps_the_epoch_with_the_lowest_validation_loss():
     assert short["epochs"] == short["best_epoch"] + 1 < 8
     with pytest.raises(ValueError, match="max_epochs and patience"):
         fine_tune(model(), (x, y), (vx, vy), loss, 1e-3, max_epochs=0)
+
+
+def test_a_refitter_run_equals_a_fresh_fine_tuning_from_the_same_weights():
+    """Three runs on one Refitter (another learning rate, other starting weights, fewer epochs each time) must each
+    end with the weights a fresh model gets from fine_tune with the same start and settings: nothing (optimizer
+    moments, step count, schedule, kept epoch) may leak from one run into the next. Its schedule must also equal
+    finetuning_optimizer's step by step."""
+    rng = np.random.default_rng(1)
+    x, y = rng.normal(size=(96, 12)).astype("float32"), rng.integers(0, 3, 96)
+    vx, vy = rng.normal(size=(48, 12)).astype("float32"), rng.integers(0, 3, 48)
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def model(seed):
+        keras.utils.set_random_seed(seed)
+        return keras.Sequential([keras.Input((12,)), keras.layers.Dense(16, activation="tanh"), keras.layers.Dense(3)])
+
+    refit = Refitter(model(0), loss, metrics=["accuracy"])
+    for seed, rate, epochs in ((1, 3e-2, 4), (2, 1e-2, 3), (3, 3e-3, 2)):
+        start = model(seed).get_weights()
+        keras.utils.set_random_seed(seed)
+        info = refit.run(start, (x, y), (vx, vy), rate, max_epochs=epochs, batch_size=16, patience=epochs)
+        fresh = model(seed)
+        keras.utils.set_random_seed(seed)
+        expected = fine_tune(fresh, (x, y), (vx, vy), loss, rate, max_epochs=epochs, batch_size=16, patience=epochs,
+                             metrics=["accuracy"])
+        assert info["best_epoch"] == expected["best_epoch"] and info["val_loss"] == pytest.approx(expected["val_loss"], rel=1e-4)
+        for got, want in zip(refit.model.get_weights(), fresh.get_weights()):
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    refit.schedule.set(1e-3, 10, 90)
+    reference = finetuning_optimizer(1e-3, 100)._learning_rate            # its CosineDecay with warm-up
+    for step in (0, 5, 10, 40, 99, 150):
+        assert float(refit.schedule(step)) == pytest.approx(float(reference(step)), rel=1e-5, abs=1e-9)
+    with pytest.raises(ValueError, match="learning_rate"):
+        refit.run(start, (x, y), (vx, vy), 0.0, max_epochs=1)

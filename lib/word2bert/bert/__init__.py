@@ -10,7 +10,7 @@ from word2bert.bert.baselines import MostFrequentTag, bag_of_words_classifier, o
 from word2bert.bert.classifier import BertClassifier
 from word2bert.bert.config import BERT_VOCAB_SIZE, BertConfig
 from word2bert.bert.embedding import BertEmbedding, bert_initializer
-from word2bert.bert.finetuning import copy_backbone, fine_tune, finetuning_optimizer, steps_per_epoch
+from word2bert.bert.finetuning import Refitter, copy_backbone, fine_tune, finetuning_optimizer, steps_per_epoch
 from word2bert.bert.hf_checkpoint import (HF_NAMES, MINILM_FETCH, MINILM_PRESET, MINILM_SHA256, MINILM_WHEEL,
                                           CheckpointError, CheckpointNotFoundError, backbone_config_from_hf,
                                           hf_weights, load_hf_bert)
@@ -34,7 +34,7 @@ from word2bert.bert.training import MaskedLMAccuracy, MaskedLMLoss
 
 __all__ = ["AlignedTags", "BertClassifier", "BertQuestionAnswerer", "BertTaskModel", "BertTokenTagger",
            "IGNORE_LABEL", "LengthBatches", "LinearProbe", "SHARE_KINDS", "attention_shares", "layer_features", "layer_outputs_model", "train_probe", "MostFrequentTag", "QAWindows", "SpanLoss", "align_first_pieces", "bag_of_words_classifier",
-           "best_spans", "context_words", "copy_backbone", "fine_tune", "decode_answers", "encode_texts", "finetuning_optimizer",
+           "best_spans", "context_words", "copy_backbone", "fine_tune", "Refitter", "decode_answers", "encode_texts", "finetuning_optimizer",
            "overlap_classifier", "qa_windows", "sliding_window_answer", "sliding_window_predictions", "steps_per_epoch", "task_inputs", "word_accuracy", "word_hits", "word_overlap",
            "BERT_VOCAB_SIZE", "BertBackbone", "BertConfig", "BertEmbedding", "BertPretrainer", "IS_NEXT",
            "MODEL_FILE", "MaskedLMAccuracy", "MaskedLMHead", "MaskedLMLoss", "NOT_NEXT", "NextSentenceHead",

@@ -110,6 +110,15 @@ def fine_tune(model: keras.Model, train, validation_data, loss, learning_rate: f
         raise ValueError("train holds no examples")
     model.compile(optimizer=finetuning_optimizer(learning_rate, max_epochs * batches, warmup_share), loss=loss,
                   metrics=metrics or [])
+    return _fit_keeping_best(model, train, validation_data, max_epochs, batch_size, patience)
+
+
+def _fit_keeping_best(model, train, validation_data, max_epochs, batch_size, patience) -> dict:
+    """``fit`` with early stopping on the validation loss, the best epoch's weights restored; ``fine_tune``'s record."""
+    import time
+
+    fit_args = dict(x=train) if isinstance(train, keras.utils.PyDataset) else dict(x=train[0], y=train[1],
+                                                                                   batch_size=batch_size)
     keep = keras.callbacks.EarlyStopping(monitor="val_loss", patience=patience, restore_best_weights=True)
     start = time.time()
     history = model.fit(**fit_args, validation_data=validation_data, epochs=max_epochs, verbose=0, callbacks=[keep])
@@ -118,3 +127,90 @@ def fine_tune(model: keras.Model, train, validation_data, loss, learning_rate: f
     return {"epochs": len(logs["val_loss"]), "best_epoch": best + 1, "val_loss": float(logs["val_loss"][best]),
             "train": {k: float(v[best]) for k, v in logs.items() if not k.startswith("val_")},
             "seconds": time.time() - start}
+
+
+class _WarmupCosine(keras.optimizers.schedules.LearningRateSchedule):
+    """``finetuning_optimizer``'s schedule (linear warm-up to ``peak`` over ``warmup`` steps, then a cosine decay to
+    zero over ``decay`` steps) with its three numbers held in variables, so that a traced training step reads the
+    values of the current run."""
+
+    def __init__(self):
+        self.peak = keras.Variable(0.0, trainable=False, dtype="float32", name="peak_learning_rate")
+        self.warmup = keras.Variable(0.0, trainable=False, dtype="float32", name="warmup_steps")
+        self.decay = keras.Variable(1.0, trainable=False, dtype="float32", name="decay_steps")
+
+    def set(self, peak: float, warmup: int, decay: int):
+        self.peak.assign(float(peak))
+        self.warmup.assign(float(warmup))
+        self.decay.assign(float(max(1, decay)))
+
+    def __call__(self, step):
+        from keras import ops
+
+        step = ops.cast(step, "float32")
+        warm = self.peak * step / ops.maximum(self.warmup, 1.0)
+        t = ops.minimum(ops.maximum(step - self.warmup, 0.0), self.decay) / self.decay
+        return ops.where(step < self.warmup, warm, 0.5 * self.peak * (1.0 + ops.cos(np.pi * t)))
+
+    def get_config(self):
+        return {}
+
+
+class Refitter:
+    """One task model compiled once and fine-tuned many times (other starting weights, learning rate, steps or seed
+    each run), so that its training and prediction steps are traced once instead of once per run.
+
+    Each ``run`` loads the given starting weights, zeroes the optimizer's state (moments and step count), sets the
+    schedule (warm-up, then cosine decay to zero, as ``finetuning_optimizer``) and calls ``fine_tune``'s loop: the
+    same result as a fresh model trained with ``fine_tune`` from the same weights. The reuse is on the TensorFlow
+    backend, where a traced step reads the schedule's variables at run time; on other backends each run compiles
+    again (the same numbers, traced anew).
+
+    Args:
+        model: the task model (e.g. ``BertClassifier``), built.
+        loss: its Keras loss; ``metrics``: metrics to compile with.
+        weight_decay: AdamW's decoupled decay, as ``finetuning_optimizer``.
+
+    Use: ``refit = Refitter(model, loss)``; ``info = refit.run(weights, train, validation_data, 1e-3, max_epochs=4)``
+    with ``weights`` from ``fresh_model.get_weights()`` (a model of the same architecture: a copy of the pretrained
+    encoder with a new head, or a random one). ``refit.model`` then holds the kept epoch's weights.
+    """
+
+    def __init__(self, model: keras.Model, loss, metrics=None, weight_decay: float = 0.01):
+        self.model, self.loss, self.metrics, self.weight_decay = model, loss, metrics or [], weight_decay
+        self.schedule = _WarmupCosine()
+        self._compiled = False
+
+    def _compile(self, learning_rate, total_steps, warmup_share):
+        if keras.config.backend() == "tensorflow":
+            warmup = int(warmup_share * total_steps)
+            self.schedule.set(learning_rate, warmup, total_steps - warmup)
+            if self._compiled:
+                for variable in self.model.optimizer.variables:
+                    variable.assign(np.zeros(variable.shape, variable.dtype))
+                return
+            optimizer = keras.optimizers.AdamW(self.schedule, weight_decay=self.weight_decay, epsilon=1e-6)
+            optimizer.exclude_from_weight_decay(var_names=["gamma", "beta", "bias"])
+        else:
+            optimizer = finetuning_optimizer(learning_rate, total_steps, warmup_share, self.weight_decay)
+        self.model.compile(optimizer=optimizer, loss=self.loss, metrics=list(self.metrics))
+        self._compiled = True
+
+    def run(self, weights, train, validation_data, learning_rate: float, max_epochs: int, batch_size: int = 32,
+            patience: int = 1, warmup_share: float = 0.1) -> dict:
+        """Fine-tune from ``weights`` (a list as ``get_weights`` gives); the other arguments and the returned record
+        are ``fine_tune``'s.
+
+        Raises:
+            ValueError: as ``fine_tune``; ``weights`` that do not fit the model (Keras' message).
+        """
+        if max_epochs < 1 or patience < 1:
+            raise ValueError(f"max_epochs and patience must be >= 1, got {max_epochs}, {patience}")
+        if learning_rate <= 0 or not 0 <= warmup_share < 1:
+            raise ValueError(f"need learning_rate > 0 and 0 <= warmup_share < 1, got {learning_rate}, {warmup_share}")
+        batches = len(train) if isinstance(train, keras.utils.PyDataset) else steps_per_epoch(len(train[1]), batch_size)
+        if batches < 1:
+            raise ValueError("train holds no examples")
+        self.model.set_weights(weights)
+        self._compile(learning_rate, max_epochs * batches, warmup_share)
+        return _fit_keeping_best(self.model, train, validation_data, max_epochs, batch_size, patience)
