@@ -488,8 +488,8 @@ _DATA_PARALLEL = textwrap.dedent("""
 @pytest.mark.slow
 @pytest.mark.skipif(keras.backend.backend() != "jax", reason="DataParallel is the JAX backend's engine; runs once")
 def test_same_loss_on_one_and_four_devices():
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4", "KERAS_BACKEND": "jax",
-           "TF_CPP_MIN_LOG_LEVEL": "3"}
+    flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count=4".strip()  # conftest's kept
+    env = {**os.environ, "XLA_FLAGS": flags, "KERAS_BACKEND": "jax", "TF_CPP_MIN_LOG_LEVEL": "3"}
     proc = subprocess.run([sys.executable, "-c", _DATA_PARALLEL], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     import json
