@@ -102,6 +102,8 @@ def test_fine_tune_keeps_the_epoch_with_the_lowest_validation_loss():
     assert m.evaluate(vx, vy, verbose=0, return_dict=True)["loss"] == pytest.approx(info["val_loss"], rel=1e-5)
     # the training accuracy reported is the kept epoch's, not the last epoch's (1.0: memorised)
     assert info["train"]["accuracy"] < 0.99 and info["seconds"] > 0
+    assert info["history"]["val_loss"][info["best_epoch"] - 1] == pytest.approx(info["val_loss"])
+    assert max(info["history"]["accuracy"]) > 0.99 and len(info["history"]["accuracy"]) == 8
     short = fine_tune(model(), (x, y), (vx, vy), loss, 3e-2, max_epochs=8, batch_size=16, patience=1)
     assert short["epochs"] == short["best_epoch"] + 1 < 8
     with pytest.raises(ValueError, match="max_epochs and patience"):

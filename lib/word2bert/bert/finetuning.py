@@ -92,7 +92,8 @@ def fine_tune(model: keras.Model, train, validation_data, loss, learning_rate: f
 
     Returns:
         ``{"epochs": epochs run, "best_epoch": the kept epoch (1-based), "val_loss": its validation loss,
-        "train": {metric: value at the kept epoch} (training values, dropout on), "seconds": wall time}``.
+        "train": {metric: value at the kept epoch} (training values, dropout on), "history": {metric: a value per
+        epoch run} (``val_*`` included), "seconds": wall time}``.
 
     Raises:
         ValueError: ``max_epochs`` or ``patience`` < 1, or an empty ``train``.
@@ -126,7 +127,7 @@ def _fit_keeping_best(model, train, validation_data, max_epochs, batch_size, pat
     best = int(np.argmin(logs["val_loss"]))
     return {"epochs": len(logs["val_loss"]), "best_epoch": best + 1, "val_loss": float(logs["val_loss"][best]),
             "train": {k: float(v[best]) for k, v in logs.items() if not k.startswith("val_")},
-            "seconds": time.time() - start}
+            "history": {k: [float(x) for x in v] for k, v in logs.items()}, "seconds": time.time() - start}
 
 
 class _WarmupCosine(keras.optimizers.schedules.LearningRateSchedule):
