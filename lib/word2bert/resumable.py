@@ -1,0 +1,165 @@
+"""Training that survives an interruption: ``resumable_fit`` saves its state after every epoch and, run again
+with the same folder, carries on from the last finished epoch instead of starting over.
+
+Long trainings on a laptop meet closed lids, killed kernels and the end of a session. Keras ships
+``keras.callbacks.BackupAndRestore`` for this; it writes the weights and then, separately, the epoch number, so a
+kill between the two files leaves a pair that disagrees, and the order of the data in the epochs after a restart is
+whatever the data pipeline draws afresh. ``resumable_fit`` keeps three promises instead:
+
+* **atomic**: an epoch's state is one ``.weights.h5`` file (the model's weights, the optimizer's slots and step
+  count) written under a temporary name and renamed into place, then a small JSON record (the epoch, the history so
+  far and the random-number states of dropout, which ``save_weights`` leaves out) written the same way; the record
+  is the commit. A
+  file without its record, or a temporary file left by a kill, is ignored and removed on the next run.
+* **the same run**: the data of epoch ``e`` are shuffled by a generator seeded with ``(seed, e)``, so an
+  interrupted and resumed run sees exactly the batches an uninterrupted one sees, and (with the restored dropout
+  state) reaches the same weights, up to float round-off.
+* **says so**: a resumed run prints the epoch it resumes from when ``verbose`` is on, and returns it.
+
+Source: the idea of ``keras.callbacks.BackupAndRestore`` (Keras 3), with a commit record and per-epoch seeding.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import keras
+import numpy as np
+
+from word2bert.course.io import atomic_write
+
+_RECORD = re.compile(r"^epoch_(\d{4,})\.json$")
+
+
+def _state_files(directory: Path, epoch: int) -> tuple[Path, Path]:
+    return directory / f"epoch_{epoch:04d}.weights.h5", directory / f"epoch_{epoch:04d}.json"
+
+
+def last_finished_epoch(checkpoint_dir: str | os.PathLike) -> int:
+    """The number of epochs a resumable run in ``checkpoint_dir`` has finished and committed (0: none).
+
+    Args:
+        checkpoint_dir: the folder ``resumable_fit`` writes to (it need not exist).
+
+    Returns:
+        int >= 0: the highest epoch whose record and weights file are both present.
+    """
+    directory = Path(checkpoint_dir)
+    if not directory.is_dir():
+        return 0
+    done = [int(m.group(1)) for p in directory.iterdir() if (m := _RECORD.match(p.name))]
+    done = [e for e in done if _state_files(directory, e)[0].is_file()]
+    return max(done, default=0)
+
+
+def _tidy(directory: Path, keep: int) -> None:
+    """Remove temporary files and every epoch's files but ``keep`` (also weights written without a record)."""
+    for p in directory.iterdir():
+        m = re.match(r"^epoch_(\d{4,})\.(weights\.h5|json)$", p.name)
+        if p.name.startswith(".tmp-") or (m and int(m.group(1)) != keep):
+            p.unlink(missing_ok=True)
+
+
+def _random_states(model: keras.Model) -> list:
+    """The model's variables that ``save_weights`` leaves out: the states of its random-number generators
+    (dropout's ``SeedGenerator``), in the model's own order."""
+    saved = {id(v) for v in model.weights}
+    return [v for v in model.variables if id(v) not in saved]
+
+
+def _save_weights_atomically(model: keras.Model, path: Path) -> None:
+    tmp = path.parent / f".tmp-{os.getpid()}-{path.name}"     # keeps the .weights.h5 ending Keras asks for
+    try:
+        model.save_weights(tmp)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir: str | os.PathLike,
+                  batch_size: int = 32, seed: int = 0, validation_data=None, callbacks=(), verbose: int = 0) -> dict:
+    """``model.fit`` for ``epochs`` epochs, one at a time, saving after each; rerun, it resumes where it stopped.
+
+    The model must be compiled (its optimizer, loss and metrics are the run's). Each epoch shuffles the training
+    rows with ``numpy.random.default_rng((seed, epoch))`` and calls ``fit`` for that epoch with ``shuffle=False``,
+    so the batches depend only on the seed and the epoch, never on whether the run was interrupted. After the epoch,
+    the model's weights and optimizer state go to ``checkpoint_dir/epoch_NNNN.weights.h5`` and the epoch, the
+    history and dropout's random-number states to ``epoch_NNNN.json``, each atomically;
+    the previous epoch's files are then removed. Called again with the same folder, the function loads the last
+    committed epoch and trains only the remaining ones; with every epoch done, it only loads the final state.
+
+    Args:
+        model: a compiled, built ``keras.Model``.
+        x: training inputs, an array or a dict of arrays, all with the same first dimension N (>= 1).
+        y: training targets, an array (or dict) with first dimension N, or None.
+        epochs: total epochs of the run (>= 1), counted over interruptions.
+        checkpoint_dir: folder of the run's state (created if missing); one folder per run.
+        batch_size: rows per step.
+        seed: seeds the per-epoch shuffles (set ``keras.utils.set_random_seed`` yourself for the initial weights).
+        validation_data: passed to ``fit`` each epoch.
+        callbacks: Keras callbacks passed to each epoch's ``fit`` (they see one epoch per call).
+        verbose: 0 silent; 1 or 2: ``fit``'s log and a line when the run resumes.
+
+    Returns:
+        dict: ``history`` (metric name -> per-epoch list, over all epochs, resumed ones included) and
+        ``resumed_from`` (the epochs already finished when this call started; 0 for a fresh run).
+
+    Raises:
+        ValueError: ``epochs`` < 1; ``x`` empty or its arrays of different lengths; the model not compiled or not
+            built; a checkpoint folder that holds more finished epochs than ``epochs``, or the state of another
+            model.
+    """
+    if epochs < 1:
+        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    if getattr(model, "optimizer", None) is None or not getattr(model, "compiled", False):
+        raise ValueError("resumable_fit needs a compiled model: call model.compile(...) first")
+    if not model.built:
+        raise ValueError("resumable_fit needs a built model: call it on a batch first")
+    arrays = [np.asarray(a) for a in keras.tree.flatten((x, y)) if a is not None]
+    lengths = {len(a) for a in arrays}
+    if not arrays or len(lengths) != 1 or 0 in lengths:
+        raise ValueError(f"x and y must be non-empty arrays with one first dimension, got lengths {sorted(lengths)}")
+    n = lengths.pop()
+    directory = Path(checkpoint_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    start = last_finished_epoch(directory)
+    if start > epochs:
+        raise ValueError(f"{directory} holds a run of {start} finished epochs, more than epochs={epochs}: "
+                         f"use another checkpoint_dir or delete that folder")
+    history: dict[str, list] = {}
+    if start:
+        weights_path, record_path = _state_files(directory, start)
+        if not model.optimizer.built:
+            model.optimizer.build(model.trainable_variables)
+        model.load_weights(weights_path)
+        record = json.loads(record_path.read_text())
+        history = record["history"]
+        states = _random_states(model)
+        if len(states) != len(record["random_states"]):
+            raise ValueError(f"{record_path} holds {len(record['random_states'])} random-number states, the model has "
+                             f"{len(states)}: it was written by another model; use another checkpoint_dir")
+        for variable, value in zip(states, record["random_states"]):
+            variable.assign(np.asarray(value, dtype=variable.dtype))
+        if verbose:
+            print(f"resumable_fit: resuming after epoch {start} of {epochs} (state in {directory})")
+    _tidy(directory, keep=start)
+    for epoch in range(start, epochs):
+        order = np.random.default_rng((seed, epoch)).permutation(n)
+        take = lambda a: None if a is None else np.asarray(a)[order]
+        out = model.fit(keras.tree.map_structure(take, x), None if y is None else keras.tree.map_structure(take, y),
+                        batch_size=batch_size, epochs=epoch + 1, initial_epoch=epoch, shuffle=False,
+                        validation_data=validation_data, callbacks=list(callbacks), verbose=verbose)
+        for name, values in out.history.items():
+            history.setdefault(name, []).extend(float(v) for v in values)
+        weights_path, record_path = _state_files(directory, epoch + 1)
+        _save_weights_atomically(model, weights_path)
+        atomic_write(record_path, json.dumps({"epoch": epoch + 1, "of_epochs": epochs, "seed": seed,
+                                              "history": history, "random_states": [
+                                                  np.asarray(v).tolist() for v in _random_states(model)]}, indent=1))
+        _tidy(directory, keep=epoch + 1)
+    return {"history": history, "resumed_from": start}

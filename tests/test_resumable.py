@@ -1,0 +1,124 @@
+"""``resumable_fit``: a training killed with SIGKILL mid-epoch resumes from its last finished epoch and ends
+with the weights of an uninterrupted run of the same seed; no half-written file survives."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import keras
+import numpy as np
+import pytest
+
+from word2bert.resumable import last_finished_epoch, resumable_fit
+
+# A small classifier with dropout 0.3 (so the random state of dropout matters) and Adam (so the optimizer's
+# moments and step count matter); 4 epochs of 12 steps. argv: checkpoint folder, output .npz, and "stall" to hang
+# in the middle of the third epoch (after printing STALLED) until the test kills the process.
+SCRIPT = textwrap.dedent("""
+    import sys, time
+    import numpy as np, keras
+    from word2bert.resumable import resumable_fit
+    folder, out, stall = sys.argv[1], sys.argv[2], len(sys.argv) > 3
+    keras.utils.set_random_seed(7)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(192, 6)).astype("float32")
+    y = (x[:, 0] + x[:, 1] * x[:, 2] > 0).astype("int32")
+    model = keras.Sequential([keras.Input((6,)), keras.layers.Dense(16, activation="relu"),
+                              keras.layers.Dropout(0.3), keras.layers.Dense(2)])
+    model.compile(keras.optimizers.Adam(1e-2), keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+
+    class Stall(keras.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            self.epoch = epoch
+        def on_train_batch_end(self, batch, logs=None):
+            if stall and self.epoch == 2 and batch == 5:
+                print("STALLED", flush=True)
+                time.sleep(600)
+
+    info = resumable_fit(model, x, y, epochs=4, checkpoint_dir=folder, batch_size=16, seed=3, callbacks=[Stall()])
+    np.savez(out, *[np.asarray(v) for v in model.weights], resumed_from=info["resumed_from"],
+             loss=np.array(info["history"]["loss"]))
+""")
+
+
+def _run(tmp_path, folder, out, *extra):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "KERAS_BACKEND": keras.backend.backend()}
+    return subprocess.Popen([sys.executable, "-c", SCRIPT, str(folder), str(out), *extra], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+
+def _finish(process):
+    assert process.wait(timeout=300) == 0
+
+
+@pytest.mark.slow
+def test_a_run_killed_mid_epoch_resumes_and_ends_with_the_weights_of_an_uninterrupted_run(tmp_path):
+    whole = _run(tmp_path, tmp_path / "whole", tmp_path / "whole.npz")
+    killed = _run(tmp_path, tmp_path / "run", tmp_path / "never.npz", "stall")
+    for line in killed.stdout:
+        if "STALLED" in line:
+            break
+    killed.send_signal(signal.SIGKILL)
+    killed.wait(timeout=60)
+    assert killed.returncode == -signal.SIGKILL
+    # What the kill left: the state of epoch 2 (two epochs finished), complete and loadable; nothing else.
+    left = sorted(p.name for p in (tmp_path / "run").iterdir() if not p.name.startswith(".tmp-"))
+    assert left == ["epoch_0002.json", "epoch_0002.weights.h5"]
+    assert json.loads((tmp_path / "run" / "epoch_0002.json").read_text())["epoch"] == 2
+    assert last_finished_epoch(tmp_path / "run") == 2
+    assert not (tmp_path / "never.npz").exists()
+
+    resumed = _run(tmp_path, tmp_path / "run", tmp_path / "resumed.npz")
+    _finish(resumed)
+    _finish(whole)
+    a, b = np.load(tmp_path / "whole.npz"), np.load(tmp_path / "resumed.npz")
+    assert int(a["resumed_from"]) == 0 and int(b["resumed_from"]) == 2
+    assert len(b["loss"]) == 4                      # the history covers all four epochs, two of them from the record
+    np.testing.assert_allclose(b["loss"], a["loss"], rtol=1e-5)
+    weights = [k for k in a.files if k.startswith("arr_")]
+    assert len(weights) == 4
+    for k in weights:
+        np.testing.assert_allclose(b[k], a[k], rtol=1e-5, atol=1e-6)
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["epoch_0004.json", "epoch_0004.weights.h5"]
+
+
+def _model(dropout=0.3):
+    keras.utils.set_random_seed(1)
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4), keras.layers.Dropout(dropout),
+                              keras.layers.Dense(2)])
+    model.compile(keras.optimizers.Adam(1e-2), keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    return model
+
+
+def test_a_finished_run_only_loads_and_stray_files_are_removed(tmp_path):
+    x = np.random.default_rng(0).normal(size=(40, 3)).astype("float32")
+    y = (x[:, 0] > 0).astype("int32")
+    first = _model()
+    info = resumable_fit(first, x, y, epochs=2, checkpoint_dir=tmp_path, batch_size=8)
+    assert info["resumed_from"] == 0 and len(info["history"]["loss"]) == 2
+    (tmp_path / ".tmp-1-epoch_0003.weights.h5").write_bytes(b"half")      # as a kill during a save leaves it
+    (tmp_path / "epoch_0003.weights.h5").write_bytes(b"no record")        # weights whose record was never written
+    second = _model()
+    again = resumable_fit(second, x, y, epochs=2, checkpoint_dir=tmp_path, batch_size=8)
+    assert again["resumed_from"] == 2 and again["history"] == info["history"]
+    for u, v in zip(first.weights, second.weights):
+        np.testing.assert_array_equal(np.asarray(u), np.asarray(v))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["epoch_0002.json", "epoch_0002.weights.h5"]
+
+
+def test_bad_arguments_are_refused(tmp_path):
+    x, y = np.zeros((4, 3), "float32"), np.zeros(4, "int32")
+    with pytest.raises(ValueError, match="epochs must be >= 1"):
+        resumable_fit(_model(), x, y, epochs=0, checkpoint_dir=tmp_path)
+    with pytest.raises(ValueError, match="one first dimension"):
+        resumable_fit(_model(), x, y[:3], epochs=1, checkpoint_dir=tmp_path)
+    uncompiled = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    with pytest.raises(ValueError, match="compiled"):
+        resumable_fit(uncompiled, x, y, epochs=1, checkpoint_dir=tmp_path)
+    resumable_fit(_model(), x, y, epochs=2, checkpoint_dir=tmp_path / "two")
+    with pytest.raises(ValueError, match="2 finished epochs, more than epochs=1"):
+        resumable_fit(_model(), x, y, epochs=1, checkpoint_dir=tmp_path / "two")
