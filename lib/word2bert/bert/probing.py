@@ -234,6 +234,15 @@ def train_probe(train_x, train_y, valid_x, valid_y, l2_values=(1e-4, 1e-2), epoc
     return best, {"l2": best.l2, "valid_accuracy": scores}
 
 
+def _stacked_weights(weights, dtype) -> np.ndarray:
+    """Attention weights as one ``(layers, batch, heads, L, L)`` array, from a list per layer or already stacked."""
+    stacked = np.stack([np.asarray(w, dtype) for w in weights]) if isinstance(weights, (list, tuple)) \
+        else np.asarray(weights, dtype)
+    if stacked.ndim != 5:
+        raise ValueError(f"weights must be a list of (batch, heads, L, L) arrays, got shape {stacked.shape}")
+    return stacked
+
+
 def attention_shares(weights, token_ids, padding_mask, cls_id: int, sep_id: int) -> dict:
     """The share of each head's attention that goes to each kind of key, averaged over the real queries.
 
@@ -259,11 +268,8 @@ def attention_shares(weights, token_ids, padding_mask, cls_id: int, sep_id: int)
     Reference: Clark, Khandelwal, Levy & Manning (2019), "What Does BERT Look At? An Analysis of BERT's
     Attention", section 3 (attention to delimiters, to the previous / next token, broad attention).
     """
-    stacked = np.stack([np.asarray(w, np.float32) for w in weights]) if isinstance(weights, (list, tuple)) \
-        else np.asarray(weights, np.float32)
+    stacked = _stacked_weights(weights, np.float32)
     ids, real = np.asarray(token_ids), np.asarray(padding_mask).astype(bool)
-    if stacked.ndim != 5:
-        raise ValueError(f"weights must be a list of (batch, heads, L, L) arrays, got shape {stacked.shape}")
     _, batch, _, length, keys = stacked.shape
     if ids.shape != (batch, length) or keys != length:
         raise ValueError(f"token_ids must be (batch, L) = {(batch, length)} to fit weights of shape "
@@ -309,11 +315,8 @@ def attention_entropy(weights, padding_mask) -> dict:
     Reference: Clark, Khandelwal, Levy & Manning (2019), "What Does BERT Look At?", section 3 (entropy of each
     head's attention distribution).
     """
-    stacked = np.stack([np.asarray(w, np.float64) for w in weights]) if isinstance(weights, (list, tuple)) \
-        else np.asarray(weights, np.float64)
+    stacked = _stacked_weights(weights, np.float64)
     real = np.asarray(padding_mask).astype(bool)
-    if stacked.ndim != 5:
-        raise ValueError(f"weights must be a list of (batch, heads, L, L) arrays, got shape {stacked.shape}")
     _, batch, _, length, keys = stacked.shape
     if real.shape != (batch, length) or keys != length:
         raise ValueError(f"padding_mask must be (batch, L) = {(batch, length)} to fit weights of shape "
