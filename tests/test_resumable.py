@@ -66,7 +66,7 @@ def test_a_run_killed_mid_epoch_resumes_and_ends_with_the_weights_of_an_uninterr
     killed.wait(timeout=60)
     assert killed.returncode == -signal.SIGKILL
     # What the kill left: the state of epoch 2 (two epochs finished), complete and loadable; nothing else.
-    left = sorted(p.name for p in (tmp_path / "run").iterdir() if not p.name.startswith(".tmp-"))
+    left = sorted(p.name for p in (tmp_path / "run").iterdir() if not p.name.startswith("."))
     assert left == ["epoch_0002.json", "epoch_0002.weights.h5"]
     assert json.loads((tmp_path / "run" / "epoch_0002.json").read_text())["epoch"] == 2
     assert last_finished_epoch(tmp_path / "run") == 2
@@ -100,7 +100,7 @@ def test_a_finished_run_only_loads_and_stray_files_are_removed(tmp_path):
     first = _model()
     info = resumable_fit(first, x, y, epochs=2, checkpoint_dir=tmp_path, batch_size=8)
     assert info["resumed_from"] == 0 and len(info["history"]["loss"]) == 2
-    (tmp_path / ".tmp-1-epoch_0003.weights.h5").write_bytes(b"half")      # as a kill during a save leaves it
+    (tmp_path / ".epoch_0003.weights.x1y2.weights.h5").write_bytes(b"half")   # as a kill during a save leaves it
     (tmp_path / "epoch_0003.weights.h5").write_bytes(b"no record")        # weights whose record was never written
     second = _model()
     again = resumable_fit(second, x, y, epochs=2, checkpoint_dir=tmp_path, batch_size=8)

@@ -28,7 +28,7 @@ from pathlib import Path
 import keras
 import numpy as np
 
-from word2bert.course.io import atomic_write
+from word2bert.course.io import atomic_save, atomic_write
 
 _RECORD = re.compile(r"^epoch_(\d{4,})\.json$")
 
@@ -58,7 +58,7 @@ def _tidy(directory: Path, keep: int) -> None:
     """Remove temporary files and every epoch's files but ``keep`` (also weights written without a record)."""
     for p in directory.iterdir():
         m = re.match(r"^epoch_(\d{4,})\.(weights\.h5|json)$", p.name)
-        if p.name.startswith(".tmp-") or (m and int(m.group(1)) != keep):
+        if p.name.startswith(".") or (m and int(m.group(1)) != keep):     # "." : a temporary file of atomic_save
             p.unlink(missing_ok=True)
 
 
@@ -67,18 +67,6 @@ def _random_states(model: keras.Model) -> list:
     (dropout's ``SeedGenerator``), in the model's own order."""
     saved = {id(v) for v in model.weights}
     return [v for v in model.variables if id(v) not in saved]
-
-
-def _save_weights_atomically(model: keras.Model, path: Path) -> None:
-    tmp = path.parent / f".tmp-{os.getpid()}-{path.name}"     # keeps the .weights.h5 ending Keras asks for
-    try:
-        model.save_weights(tmp)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir: str | os.PathLike,
@@ -157,7 +145,7 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         for name, values in out.history.items():
             history.setdefault(name, []).extend(float(v) for v in values)
         weights_path, record_path = _state_files(directory, epoch + 1)
-        _save_weights_atomically(model, weights_path)
+        atomic_save(model.save_weights, weights_path)
         atomic_write(record_path, json.dumps({"epoch": epoch + 1, "of_epochs": epochs, "seed": seed,
                                               "history": history, "random_states": [
                                                   np.asarray(v).tolist() for v in _random_states(model)]}, indent=1))

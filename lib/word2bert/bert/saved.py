@@ -12,6 +12,7 @@ from typing import Callable
 import keras
 
 from word2bert.course.io import atomic_save, atomic_write
+from word2bert.course.profiles import PROFILES
 
 from word2bert.bert.pretrainer import BertPretrainer  # noqa: F401  (registers what the .keras file names)
 from word2bert.text import WordPieceTokenizer
@@ -27,7 +28,7 @@ _SNAPSHOT = re.compile(re.escape(SNAPSHOT_PREFIX) + r"(\d+)\.json$")
 def _profile_hint(model_dir) -> str:
     """The profile a models/<profile>/ folder belongs to, or the choice of profiles when its name is none."""
     name = Path(model_dir).name
-    return name if name in ("ci", "cpu", "gpu") else "ci|cpu|gpu"
+    return name if name in PROFILES else "|".join(PROFILES)
 
 
 def load_pretrained(model_dir: str | os.PathLike, profile: str | None = None, snapshot: dict | None = None):

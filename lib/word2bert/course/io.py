@@ -67,8 +67,8 @@ def atomic_save(save, path: str | os.PathLike) -> Path:
     """Write a file with someone else's writer, atomically: ``save(tmp)`` then rename over ``path``.
 
     For writers that take a path rather than bytes, e.g. ``atomic_save(model.save, "m.keras")``:
-    the temporary file sits in the target's folder and keeps its suffix (Keras checks the
-    ``.keras`` ending), and replaces the target in one step only after ``save`` returned.
+    the temporary file sits in the target's folder and keeps its ending, up to two suffixes (Keras checks the
+    ``.keras`` and ``.weights.h5`` endings), and replaces the target in one step only after ``save`` returned.
 
     Args:
         save: a callable taking the temporary path (str).
@@ -82,7 +82,8 @@ def atomic_save(save, path: str | os.PathLike) -> Path:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
+    suffix = "".join(path.suffixes[-2:])     # keeps a compound ending whole: Keras asks for ".weights.h5"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:len(path.name) - len(suffix)]}.", suffix=suffix, dir=path.parent)
     os.close(fd)
     os.unlink(tmp)  # the writer creates the file itself
     return _write_then_replace(save, tmp, path)
