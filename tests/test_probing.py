@@ -171,6 +171,30 @@ def test_layer_features_at_selected_positions_in_row_major_order():
                                layer_features(backbone, full, select=select), atol=1e-6)
 
 
+def test_layer_features_cut_batches_to_their_longest_row_and_keep_the_rows_order():
+    # rows padded to 40 columns, of real lengths 5, 33, 32 and 12: batches are cut at a multiple of 32 columns, so
+    # the row of 33 needs all 40 (its last real token at index 32) and the row of 32 exactly 32; a selected padding
+    # position (row 0, index 36) makes its batch wide again. Every result must equal the full-width forward pass.
+    backbone = _backbone(sharp=True)
+    lengths = (5, 33, 32, 12)
+    rng = np.random.default_rng(3)
+    ids = np.zeros((4, 40), np.int32)
+    for r, n in enumerate(lengths):
+        ids[r, :n] = [CLS, *rng.integers(10, 50, n - 2), SEP]
+    x = {"token_ids": ids, "segment_ids": np.zeros_like(ids), "padding_mask": ids != PAD}
+    select = np.zeros((4, 40), bool)
+    select[0, [1, 4, 36]] = select[1, [0, 31, 32]] = select[2, [31]] = select[3, [11, 2]] = True
+    states = _states(backbone, x)
+    expected = np.stack([states[r, c] for r in range(4) for c in range(40) if select[r, c]])
+    mean = np.stack([states[r, :n].mean(0) for r, n in enumerate(lengths)])
+    for batch_size in (1, 2, 3, 4):
+        np.testing.assert_allclose(layer_features(backbone, x, select=select, batch_size=batch_size), expected,
+                                   atol=1e-5, err_msg=f"batch_size {batch_size}")
+        np.testing.assert_allclose(layer_features(backbone, x, pooling="mean", batch_size=batch_size), mean, atol=1e-5)
+        np.testing.assert_allclose(layer_features(backbone, x, pooling="cls", batch_size=batch_size), states[:, 0],
+                                   atol=1e-5)
+
+
 def test_layer_features_pooled_by_mean_and_cls():
     backbone = _backbone(sharp=False)
     x = _inputs()

@@ -27,6 +27,7 @@ SHARE_KINDS = ("[CLS]", "[SEP]", "self", "previous", "next", "same token", "othe
 # id(backbone) -> (backbone, its layer_outputs_model): the last few backbones read, so that repeated calls reuse one
 # model (its predict function traced once); the entry holds the backbone, so an id cannot be reused while cached
 _LAYER_OUTPUTS: collections.OrderedDict = collections.OrderedDict()
+_WIDTH_STEP = 32                # batches are cut to a multiple of this many columns
 _LAYER_OUTPUTS_KEPT = 4
 
 
@@ -84,7 +85,9 @@ def layer_features(backbone: BertBackbone, inputs: dict, select=None, pooling: s
             first piece of each word), in row-major order, i.e. the order of ``labels[select]``.
         pooling: instead of ``select``: ``"mean"`` (over the positions of the padding mask, ``[CLS]`` and
             ``[SEP]`` included) or ``"cls"`` (position 0), one vector per row.
-        batch_size: rows per forward pass.
+        batch_size: rows per forward pass. The rows go through longest first and each batch is cut to the columns
+            it needs (rounded up to a multiple of 32), so short rows padded to a long ``L`` cost little; the result
+            is in the rows' own order.
 
     Returns:
         float32 ``(n_selected, num_layers + 1, hidden_dim)`` with ``select``, ``(n, num_layers + 1, hidden_dim)``
@@ -112,18 +115,34 @@ def layer_features(backbone: BertBackbone, inputs: dict, select=None, pooling: s
             _LAYER_OUTPUTS.popitem(last=False)
     _LAYER_OUTPUTS.move_to_end(id(backbone))
     model = _LAYER_OUTPUTS[id(backbone)][1]
-    out = []
-    for start in range(0, len(full["token_ids"]), int(batch_size)):
-        batch = {k: v[start:start + int(batch_size)] for k, v in full.items()}
+    n, length = full["token_ids"].shape
+    # Rows go through longest first, each batch cut to the columns it needs (its longest real row, or its last
+    # selected position, rounded up to a multiple of _WIDTH_STEP): trailing padding changes no real position's
+    # vector (attention never reads a padding key, positions count from the left), and a few widths keep the
+    # number of traced shapes small.
+    needed = np.where(full["padding_mask"].any(1), length - np.argmax(full["padding_mask"][:, ::-1] != 0, axis=1), 1)
+    if select is not None:
+        needed = np.maximum(needed, np.where(select.any(1), length - np.argmax(select[:, ::-1], axis=1), 1))
+    order = np.argsort(-needed, kind="stable")
+    per_row = [None] * n
+    for start in range(0, n, int(batch_size)):
+        rows = order[start:start + int(batch_size)]
+        width = int(min(length, -(-int(needed[rows].max()) // _WIDTH_STEP) * _WIDTH_STEP))
+        batch = {k: v[rows, :width] for k, v in full.items()}
         states = np.stack([ops.convert_to_numpy(s).astype(np.float32) for s in
-                           model.predict_on_batch(batch)], axis=2)            # (b, L, layers, hidden)
+                           model.predict_on_batch(batch)], axis=2)            # (b, width, layers, hidden)
         if select is not None:
-            out.append(states[select[start:start + int(batch_size)]])
+            for i, row in enumerate(rows):
+                per_row[row] = states[i][select[row, :width]]
         elif pooling == "cls":
-            out.append(states[:, 0])
+            for i, row in enumerate(rows):
+                per_row[row] = states[i, 0][None]
         else:
             mask = batch["padding_mask"].astype(np.float32)[:, :, None, None]
-            out.append((states * mask).sum(1) / np.maximum(mask.sum(1), 1.0))
+            pooled = (states * mask).sum(1) / np.maximum(mask.sum(1), 1.0)
+            for i, row in enumerate(rows):
+                per_row[row] = pooled[i][None]
+    out = [r for r in per_row if r is not None]
     width = (backbone.num_layers + 1, backbone.hidden_dim)
     return np.concatenate(out) if out else np.zeros((0, *width), np.float32)
 
