@@ -1,0 +1,251 @@
+"""The site's Sphinx source, made from the committed chapters: ``python -m word2bert.course.site.pages ROOT SRC``.
+
+Runs inside the site's environment (it needs nbformat, which myst-nb brings), with ``lib/`` on ``PYTHONPATH``.
+It writes into ``SRC``:
+
+- ``chapters/NN_name.ipynb``: each chapter as committed, outputs untouched, with two build-time changes: the
+  ``# NBVAL_*`` marker lines leave the code (they become cell tags, which the page does not show), and a box
+  after the title links every library name the chapter imports to its API page; the same names written as code
+  in the prose (written as inline code) link there too.
+- ``index.md``: the chapter table with headline results and minutes, generated from the ``W2B_RESULTS`` lines;
+- ``results.md``: what each chapter found, and every metric of every committed run (``python -m word2bert table``);
+- the hand-written pages under ``pages/`` beside this file (running the course, CI's minutes, benchmarks, the
+  library's layout).
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from word2bert.course.runner import committed_table, find_chapters, results_of
+
+PAGES = Path(__file__).resolve().parent / "pages"
+MARKER = re.compile(r"^[ \t]*#[ \t]*(NBVAL_[A-Z_]+)[ \t]*$", re.M)
+
+# One to three numbers per chapter for the index: (metric key in W2B_RESULTS, what it is, format).
+HEADLINES = {
+    "01": [("ppl_test_kn5", "PTB test perplexity, Kneser-Ney 5-gram", ".1f"),
+           ("ppl_test_lstm", "LSTM 2×200", ".1f")],
+    "02": [("ws353_rho_skipgram_softmax", "WordSim-353 ρ, skip-gram with the full softmax", ".3f"),
+           ("ws353_rho_cbow_softmax", "CBOW", ".3f")],
+    "03": [("ws353_sg_ns_ours", "WordSim-353 ρ, skip-gram with negative sampling: ours", ".3f"),
+           ("ws353_sg_ns_gensim", "gensim", ".3f"),
+           ("throughput_ratio_sg_ns", "our speed / gensim's", ".2f")],
+    "04": [("lsa_ppmi_wordsim_rho", "WordSim-353 ρ, LSA on PPMI", ".3f"),
+           ("glove_wordsim_rho", "GloVe", ".3f")],
+    "05": [("bleu_test_greedy", "test BLEU, GRU encoder-decoder without attention", ".2f"),
+           ("bleu_test_lookup", "nearest-verse lookup", ".2f")],
+    "06": [("bleu_test_additive_beam", "test BLEU, additive attention with beam search", ".2f"),
+           ("bleu_test_additive_greedy", "greedy", ".2f"),
+           ("bleu_test_none_greedy", "no attention", ".2f")],
+    "07": [("oov_words_wiki_8000", "held-out Wikipedia words unknown with 8,000 tokens: word vocabulary", ".2%"),
+           ("oov_wordpiece_wiki_8000", "WordPiece", ".3%")],
+    "08": [("bleu_test_transformer_beam", "test BLEU after 6 CPU minutes, Transformer with beam search", ".2f"),
+           ("bleu_test_gru_beam", "GRU with attention", ".2f"),
+           ("decode_speedup", "key/value cache speed-up", ".1f")],
+    "09": [("mlm_accuracy", "masked pieces guessed right", ".1%"),
+           ("nsp_accuracy", "next-sentence accuracy", ".3f")],
+    "10": [("pos_reference_finetuned", "part-of-speech accuracy, all-MiniLM-L6-v2 fine-tuned", ".3f"),
+           ("pos_ours_finetuned", "chapter 09's BERT", ".3f"),
+           ("pos_baseline", "most frequent tag", ".3f")],
+    "11": [("probe_pos_pretrained_layer2", "part-of-speech probe on the last layer, pretrained", ".3f"),
+           ("probe_pos_random_layer2", "random weights", ".3f"),
+           ("tagger_fine_tuned", "fine-tuned tagger", ".3f")],
+    "12": [("gpt_ptb_test_ppl", "PTB test perplexity, GPT 2×128", ".1f"),
+           ("pos_GPT_pretrained", "part of speech after 120 s of pretraining, GPT", ".3f")],
+}
+
+
+def _source(cell) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def chapter_title(nb, default: str) -> str:
+    """The text of the first markdown heading of a notebook (``default`` when it has none)."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and _source(cell).lstrip().startswith("#"):
+            return re.sub(r"^#+\s*", "", _source(cell).lstrip().splitlines()[0]).strip()
+    return default
+
+
+def library_names(nb) -> dict[str, str]:
+    """Every name a notebook's code imports from word2bert: ``{name: "word2bert.module.name"}``, in order.
+
+    Cells that are not Python (``%`` magics, ``!`` shell lines) are parsed without those lines; a cell that still
+    does not parse is skipped.
+    """
+    names: dict[str, str] = {}
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        code = "\n".join(line for line in _source(cell).splitlines() if not line.lstrip().startswith(("%", "!")))
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "word2bert":
+                for alias in node.names:
+                    if alias.name != "*" and not alias.name.startswith("_"):
+                        names.setdefault(alias.asname or alias.name, f"{node.module}.{alias.name}")
+    return names
+
+
+def _link_code_names(text: str, names: dict[str, str]) -> str:
+    """Turn a name written as inline code into a link to Name's API page, outside fenced blocks and math."""
+    out, fenced = [], False
+    for line in text.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        if not fenced and "`" in line:
+            line = re.sub(r"(?<![`{\w])`([A-Za-z_][\w]*)(\(\))?`(?!`)",
+                          lambda m: (f"{{py:obj}}`{m.group(1)}{m.group(2) or ''} <{names[m.group(1)]}>`"
+                                     if m.group(1) in names else m.group(0)), line)
+        out.append(line)
+    return "\n".join(out)
+
+
+def filter_chapter(nb):
+    """A copy of a chapter made for the page: markers out of the code, library names linked.
+
+    Args:
+        nb: an nbformat v4 notebook (not changed).
+
+    Returns:
+        The new notebook. Code cells lose their ``# NBVAL_*`` lines (kept as cell tags); markdown cells get
+        each name written as inline code linked to the API page of each name the chapter imports from word2bert; a markdown cell
+        listing those names follows the title cell.
+    """
+    import nbformat
+
+    nb = copy.deepcopy(nb)
+    names = library_names(nb)
+    for cell in nb.cells:
+        src = _source(cell)
+        if cell.cell_type == "code":
+            markers = MARKER.findall(src)
+            if markers:
+                cell.source = MARKER.sub("", src).strip("\n")
+                tags = cell.metadata.setdefault("tags", [])
+                tags.extend(m for m in markers if m not in tags)
+        elif cell.cell_type == "markdown" and names:
+            cell.source = _link_code_names(src, names)
+    if names:
+        links = " · ".join(f"{{py:obj}}`{name} <{target}>`" for name, target in names.items())
+        box = nbformat.v4.new_markdown_cell(
+            "```{admonition} The library code this chapter uses\n:class: w2b-library\n\n"
+            f"{links}\n```")
+        first = next((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"), -1)
+        nb.cells.insert(first + 1, box)
+    return nb
+
+
+def _headline(number: str, metrics: dict) -> str:
+    parts = []
+    for key, label, fmt in HEADLINES.get(number, []):
+        if key in metrics and isinstance(metrics[key], (int, float)):
+            parts.append(f"{label} **{format(metrics[key], fmt)}**")
+    return "; ".join(parts)
+
+
+def index_page(chapters: list[tuple[Path, object]]) -> str:
+    """The site's front page: what the course is, the table of chapters (generated), the table of contents."""
+    rows = ["| chapter | topic | headline results (committed run) | minutes | run |", "|---|---|---|---|---|"]
+    for path, nb in chapters:
+        number = path.stem.split("_")[0]
+        found = results_of(nb)
+        title = chapter_title(nb, path.stem)
+        if not found:
+            rows.append(f"| [{number}](chapters/{path.stem}.ipynb) | {title} | not run yet | | |")
+            continue
+        r = found[-1]
+        rows.append(f"| [{number}](chapters/{path.stem}.ipynb) | {title} | {_headline(number, r['metrics'])} | "
+                    f"{r['seconds'] / 60:.1f} | {r['profile']}, {r['backend']} / {r['device']} |")
+    toc = "\n".join(f"chapters/{path.stem}" for path, _ in chapters)
+    return f"""# word2bert
+
+A course in numbered Jupyter chapters from n-gram **language models** through **word2vec**, **GloVe**, **seq2seq
+with attention** and the **Transformer** to **BERT**, on one tested Keras 3 library (`word2bert`). Every chapter
+runs on real, offline data and prints its measured results; the pages here show the chapters as committed, with
+their outputs and plots, and each chapter links the library code it uses to its page in the
+[API reference](api/word2bert/index).
+
+## Chapters and measured results
+
+Numbers from each chapter's `W2B_RESULTS` line in the committed notebook; minutes are the wall-clock minutes of
+that run (2 CPU cores for the `cpu` profile). [Results](results.md) has what each chapter found in words and every
+metric of every run.
+
+{chr(10).join(rows)}
+
+```{{toctree}}
+:caption: Chapters
+:maxdepth: 1
+:hidden:
+
+{toc}
+```
+
+```{{toctree}}
+:caption: Reference
+:maxdepth: 1
+
+results
+running
+benchmarks
+library
+api/word2bert/index
+```
+"""
+
+
+def results_page(chapters_dir: Path) -> str:
+    """What each chapter found (hand-written, ``pages/findings.md``) and every metric of every committed run."""
+    findings = (PAGES / "findings.md").read_text(encoding="utf-8")
+    return f"""# Results
+
+{findings}
+
+## Every metric of every committed run
+
+The table `python -m word2bert table` prints: each chapter's `W2B_RESULTS` line in the committed notebook, every
+metric as printed.
+
+{committed_table(chapters_dir)}
+"""
+
+
+def prepare_source(root: str | Path, src: str | Path) -> Path:
+    """Write the site's Sphinx source folder ``src`` (emptied first) from the repository at ``root``.
+
+    Returns:
+        Path of ``src``.
+
+    Raises:
+        FileNotFoundError: no chapters under ``root``, or a page under ``pages/`` is missing.
+    """
+    import nbformat
+
+    root, src = Path(root), Path(src)
+    chapters_dir = root / "chapters"
+    chapters = [(p, nbformat.read(p, as_version=4)) for p in find_chapters(chapters_dir)]
+    shutil.rmtree(src, ignore_errors=True)
+    (src / "chapters").mkdir(parents=True)
+    for path, nb in chapters:
+        nbformat.write(filter_chapter(nb), src / "chapters" / path.name)
+    (src / "index.md").write_text(index_page(chapters), encoding="utf-8")
+    (src / "results.md").write_text(results_page(chapters_dir), encoding="utf-8")
+    for name in ("running.md", "benchmarks.md", "library.md"):
+        shutil.copyfile(PAGES / name, src / name)
+    return src
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: python -m word2bert.course.site.pages ROOT SRC")
+    prepare_source(sys.argv[1], sys.argv[2])
