@@ -66,10 +66,12 @@ def _source(cell) -> str:
 
 
 def chapter_title(nb, default: str) -> str:
-    """The text of the first markdown heading of a notebook (``default`` when it has none)."""
+    """The first markdown heading of a notebook without its number ("01 · Language models" gives "Language models");
+    ``default`` when it has none."""
     for cell in nb.cells:
         if cell.cell_type == "markdown" and _source(cell).lstrip().startswith("#"):
-            return re.sub(r"^#+\s*", "", _source(cell).lstrip().splitlines()[0]).strip()
+            heading = re.sub(r"^#+\s*", "", _source(cell).lstrip().splitlines()[0]).strip()
+            return re.sub(r"^\d+\s*[·:—-]\s*", "", heading)  # "01 · Language models" -> "Language models"
     return default
 
 
