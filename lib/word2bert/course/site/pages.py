@@ -201,7 +201,7 @@ results
 running
 benchmarks
 library
-api/word2bert/index
+API reference <api/word2bert/index>
 ```
 """
 
