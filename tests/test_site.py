@@ -2,7 +2,7 @@
 
 Every page of ``_build/site/`` loads without a console error and without asking for anything outside 127.0.0.1
 (every request the browser makes is read from its network log); every internal link, anchor and asset resolves;
-every image has a size; every equation is typeset by the site's own MathJax and no raw ``$$`` or ``\\(`` is left
+every image has a size; every table fits the page's width; every equation is typeset by the site's own MathJax and no raw ``$$`` or ``\\(`` is left
 in a page's text; the search page finds "negative sampling" and "[MASK]". One screenshot per chapter (and of the
 index) goes to ``_build/screens/`` for a person to look at.
 
@@ -152,6 +152,9 @@ if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
 }
 """
 _IMAGES = "return [...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)"
+_WIDE_TABLES = ("return [...document.querySelectorAll('.bd-article table')]"
+                ".filter(t => t.parentElement.scrollWidth > t.parentElement.clientWidth + 1)"
+                ".map(t => t.textContent.trim().slice(0, 60))")
 
 
 def _requests(driver) -> list[str]:
@@ -169,10 +172,11 @@ def _load(driver, url: str) -> dict:
     driver.get(url)
     math = driver.execute_async_script(_TYPESET)
     images = driver.execute_script(_IMAGES)
+    wide = driver.execute_script(_WIDE_TABLES)
     errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     outside = [u for u in _requests(driver) if urlsplit(u).scheme not in ("data", "blob", "about")
                and urlsplit(u).hostname != "127.0.0.1"]
-    return {"errors": errors, "outside": outside, "images": images, "math": math}
+    return {"errors": errors, "outside": outside, "images": images, "wide tables": wide, "math": math}
 
 
 def test_every_internal_link_and_anchor_resolves():
@@ -190,7 +194,7 @@ def test_every_page_loads_offline_with_its_images_and_equations(browser, site_ur
     for page in _pages():
         rel = page.relative_to(SITE).as_posix()
         found = _load(browser, site_url + rel)
-        bad = {key: found[key] for key in ("errors", "outside", "images") if found[key]}
+        bad = {key: found[key] for key in ("errors", "outside", "images", "wide tables") if found[key]}
         math = found["math"]
         if "error" in math:
             bad["mathjax"] = math["error"]
