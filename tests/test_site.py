@@ -2,9 +2,9 @@
 
 Every page of ``_build/site/`` loads without a console error and without asking for anything outside 127.0.0.1
 (every request the browser makes is read from its network log); every internal link, anchor and asset resolves;
-every image has a size; every table fits the page's width; every equation is typeset by the site's own MathJax and no raw ``$$`` or ``\\(`` is left
-in a page's text; the search page finds "negative sampling" and "[MASK]". One screenshot per chapter (and of the
-index) goes to ``_build/screens/`` for a person to look at.
+every image has a size; every table fits the page's width; every equation is typeset by the site's own MathJax
+and no raw ``$$`` or ``\\(`` is left in a page's text; the search page finds "negative sampling" and "[MASK]".
+One screenshot per chapter (and of the index) goes to ``_build/screens/`` for a person to look at.
 
 Skipped, with the reason, when the site is not built, or Chromium, ChromeDriver or selenium are missing (README
 command (b) installs them all and builds the site first). Backend-independent: the JAX pass deselects it.
@@ -218,7 +218,8 @@ def test_every_page_loads_offline_with_its_images_and_equations(browser, site_ur
     assert len(list(SCREENS.glob("[0-9][0-9]_*.png"))) == len(list((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb")))
 
 
-@pytest.mark.parametrize("query, chapter", [("negative sampling", "03_word2vec_efficient"), ("[MASK]", "09_bert_pretraining")])
+@pytest.mark.parametrize("query, chapter", [("negative sampling", "03_word2vec_efficient"),
+                                            ("[MASK]", "09_bert_pretraining")])
 def test_search_finds_the_concepts(browser, site_url, query, chapter):
     from urllib.parse import quote_plus
 

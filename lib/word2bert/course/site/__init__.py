@@ -80,8 +80,9 @@ def build_site(root: str | os.PathLike = ".", venv: str | os.PathLike = ".venv-s
     """Build the website from the committed chapters and the library's docstrings.
 
     Writes ``_build/site-src/`` (the Sphinx source: filtered copies of the chapters, the generated pages),
-    ``_build/doctrees/`` (made anew each time: the source is regenerated) and the site itself into ``out`` (all git-ignored under ``_build/``). The folder
-    ``out`` is replaced only when the build succeeded: a failed build leaves the previous site in place.
+    ``_build/doctrees/`` (made anew each time: the source is regenerated) and the site itself into ``out`` (all
+    git-ignored under ``_build/``). The folder ``out`` is replaced only when the build succeeded: a failed build
+    leaves the previous site in place.
 
     Args:
         root: the repository root.

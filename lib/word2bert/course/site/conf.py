@@ -66,7 +66,8 @@ exclude_patterns = ["_build", "**.ipynb_checkpoints", "jupyter_execute"]
 def _library_links_only(app, env, node, contnode):
     """Warn (so -W fails the build) when a chapter's link to a library name finds no API page."""
     target = node.get("reftarget", "")
-    if node.get("refdomain") == "py" and target.startswith("word2bert.") and node.get("refdoc", "").startswith("chapters/"):
+    in_chapter = node.get("refdoc", "").startswith("chapters/")
+    if node.get("refdomain") == "py" and target.startswith("word2bert.") and in_chapter:
         from sphinx.util import logging
 
         logging.getLogger(__name__).warning("no API page for %s", target, location=node)

@@ -24,6 +24,7 @@ from pathlib import Path
 from word2bert.course.runner import committed_table, find_chapters, results_of
 
 PAGES = Path(__file__).resolve().parent / "pages"
+LIB = Path(__file__).resolve().parents[2]  # lib/word2bert
 MARKER = re.compile(r"^[ \t]*#[ \t]*(NBVAL_[A-Z_]+)[ \t]*$", re.M)
 
 # One to three numbers per chapter for the index: (metric key in W2B_RESULTS, what it is, format).
@@ -75,27 +76,80 @@ def chapter_title(nb, default: str) -> str:
     return default
 
 
-def library_names(nb) -> dict[str, str]:
-    """Every name a notebook's code imports from word2bert: ``{name: "word2bert.module.name"}``, in order.
+def _is_module(path: str) -> bool:
+    """Whether ``word2bert.x.y`` names a module or package of the library (read from the files, not imported)."""
+    parts = path.split(".")[1:]
+    return bool(parts) and (LIB.joinpath(*parts).with_suffix(".py").is_file() or LIB.joinpath(*parts).is_dir())
 
-    Cells that are not Python (``%`` magics, ``!`` shell lines) are parsed without those lines; a cell that still
-    does not parse is skipped.
+
+def _public_names(module: str) -> set[str]:
+    """The names a library module offers, read from its source: its ``__all__``, else its top-level definitions."""
+    parts = module.split(".")[1:]
+    path = LIB.joinpath(*parts)
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return {elt.value for elt in getattr(node.value, "elts", []) if isinstance(elt, ast.Constant)}
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, ast.Assign):
+            found.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return found
+
+
+def library_names(nb) -> dict[str, str]:
+    """Every library name a notebook's code uses: ``{name: "word2bert.module.name"}``, in order of first use.
+
+    Names imported from word2bert (``from word2bert.word2vec import SkipGram``), and attributes read from an
+    imported library module that the module offers (its ``__all__``, read from the source: ``w2v.SkipGram`` after
+    ``from word2bert import word2vec as w2v`` gives both ``SkipGram`` and ``w2v.SkipGram``). Cells that are not
+    Python (``%`` magics, ``!`` shell lines) are parsed without those lines; a cell that still does not parse is
+    skipped.
     """
     names: dict[str, str] = {}
+    modules: dict[str, str] = {}
+    trees = []
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
         code = "\n".join(line for line in _source(cell).splitlines() if not line.lstrip().startswith(("%", "!")))
         try:
-            tree = ast.parse(code)
+            trees.append(ast.parse(code))
         except SyntaxError:
             continue
+    for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "word2bert":
                 for alias in node.names:
                     if alias.name != "*" and not alias.name.startswith("_"):
-                        names.setdefault(alias.asname or alias.name, f"{node.module}.{alias.name}")
+                        target = f"{node.module}.{alias.name}"
+                        names.setdefault(alias.asname or alias.name, target)
+                        if _is_module(target):
+                            modules[alias.asname or alias.name] = target
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("word2bert.") and alias.asname and _is_module(alias.name):
+                        modules[alias.asname] = alias.name
+    offered = {alias: _public_names(module) for alias, module in modules.items()}
+    for tree in trees:
+        for node in ast.walk(tree):
+            # an attribute the module offers: a variable that shadows the module's name (metrics.update) is not
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
+                    and node.attr in offered[node.value.id]):
+                target = f"{modules[node.value.id]}.{node.attr}"
+                names.setdefault(node.attr, target)
+                names.setdefault(f"{node.value.id}.{node.attr}", target)
     return names
+
+
+def _link(match, names: dict[str, str]) -> str:
+    name, call = match.group(1), match.group(2) or ""
+    target = names.get(name) or (name if name.startswith("word2bert.") else None)
+    return f"{{py:obj}}`{name}{call} <{target}>`" if target else match.group(0)
 
 
 def _link_code_names(text: str, names: dict[str, str]) -> str:
@@ -105,9 +159,8 @@ def _link_code_names(text: str, names: dict[str, str]) -> str:
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
         if not fenced and "`" in line:
-            line = re.sub(r"(?<![`{\w])`([A-Za-z_][\w]*)(\(\))?`(?!`)",
-                          lambda m: (f"{{py:obj}}`{m.group(1)}{m.group(2) or ''} <{names[m.group(1)]}>`"
-                                     if m.group(1) in names else m.group(0)), line)
+            line = re.sub(r"(?<![`{\w])`([A-Za-z_][\w.]*)(\(\))?`(?!`)",
+                          lambda m: _link(m, names), line)
         out.append(line)
     return "\n".join(out)
 
@@ -119,9 +172,9 @@ def filter_chapter(nb):
         nb: an nbformat v4 notebook (not changed).
 
     Returns:
-        The new notebook. Code cells lose their ``# NBVAL_*`` lines (kept as cell tags); markdown cells get
-        each name written as inline code linked to the API page of each name the chapter imports from word2bert; a markdown cell
-        listing those names follows the title cell.
+        The new notebook. Code cells lose their ``# NBVAL_*`` lines (kept as cell tags); in markdown cells each
+        library name the chapter uses (``library_names``), or any ``word2bert.`` path, written as inline code links
+        to its API page; a markdown cell listing those names follows the title cell.
     """
     import nbformat
 
@@ -138,7 +191,11 @@ def filter_chapter(nb):
         elif cell.cell_type == "markdown" and names:
             cell.source = _link_code_names(src, names)
     if names:
-        links = " · ".join(f"{{py:obj}}`{name} <{target}>`" for name, target in names.items())
+        shown = {}
+        for name, target in names.items():  # one entry a target, under its plain name (not "w2v.SkipGram")
+            if "." not in name:
+                shown.setdefault(target, name)
+        links = " · ".join(f"{{py:obj}}`{name} <{target}>`" for target, name in shown.items())
         box = nbformat.v4.new_markdown_cell(
             "```{admonition} The library code this chapter uses\n:class: w2b-library\n\n"
             f"{links}\n```")
