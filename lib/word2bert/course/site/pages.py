@@ -275,7 +275,9 @@ def results_page(chapters_dir: Path) -> str:
 The table `python -m word2bert table` prints: each chapter's `W2B_RESULTS` line in the committed notebook, every
 metric as printed.
 
+```{{container}} w2b-metrics
 {committed_table(chapters_dir)}
+```
 """
 
 
