@@ -76,3 +76,25 @@ def test_index_lists_every_chapter_with_its_headline_numbers():
 def test_build_refuses_a_folder_that_is_not_the_course(tmp_path):
     with pytest.raises(FileNotFoundError, match="not the course's root"):
         build_site(tmp_path)
+
+
+def test_an_environment_with_the_current_stamp_is_used_without_pip(tmp_path, monkeypatch):
+    import hashlib
+    import subprocess
+
+    from word2bert.course.site import REQUIREMENTS, STAMP, ensure_venv
+
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir()
+    python.write_text("")
+    (tmp_path / STAMP).write_text(hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest() + "\n")
+    monkeypatch.setattr(subprocess, "call", lambda *a, **k: pytest.fail("nothing is installed when the stamp matches"))
+    assert ensure_venv(tmp_path) == python
+
+
+def test_the_site_command_outside_the_course_says_where_to_run_it(tmp_path, monkeypatch, capsys):
+    from word2bert.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["site"]) == 1
+    assert "run from the repository root" in capsys.readouterr().err
