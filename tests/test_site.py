@@ -6,8 +6,9 @@ every image has a size; every table fits the page's width; every equation is typ
 and no raw ``$$`` or ``\\(`` is left in a page's text; the search page finds "negative sampling" and "[MASK]".
 One screenshot per chapter (and of the index) goes to ``_build/screens/`` for a person to look at.
 
-Skipped, with the reason, when the site is not built, or Chromium, ChromeDriver or selenium are missing (README
-command (b) installs them all and builds the site first). Backend-independent: the JAX pass deselects it.
+Skipped, with the reason, when the site is not built, or Chromium, ChromeDriver or selenium are missing: README
+command (b) builds the site and installs selenium; Chromium comes from ``apt-get install chromium chromium-driver``.
+Backend-independent: the JAX pass deselects it.
 """
 from __future__ import annotations
 
