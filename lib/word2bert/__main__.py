@@ -1,4 +1,4 @@
-"""Command line: ``python -m word2bert run|table|test``."""
+"""Command line: ``python -m word2bert run|table|test|site``."""
 from __future__ import annotations
 
 import argparse
@@ -25,7 +25,21 @@ def main(argv=None) -> int:
     mode = test.add_mutually_exclusive_group()
     mode.add_argument("--one-after-the-other", action="store_true", help="run the two passes in turn")
     mode.add_argument("--fast", action="store_true", help='the developer loop: pytest tests -m "not slow" -n 2')
+    site = sub.add_parser("site", help="build the course's website into _build/site/ (offline, from the committed "
+                                       "chapters and the library's docstrings; makes .venv-site on first use)")
+    site.add_argument("--venv", default=".venv-site", help="the site's virtual environment (default: .venv-site)")
+    site.add_argument("--no-strict", action="store_true", help="do not treat Sphinx warnings as errors")
     args = parser.parse_args(argv)
+
+    if args.command == "site":
+        from word2bert.course.site import SiteError, build_site
+
+        try:
+            build_site(".", venv=args.venv, strict=not args.no_strict)
+        except (SiteError, FileNotFoundError) as err:
+            print(f"word2bert: {err}", file=sys.stderr)
+            return 1
+        return 0
 
     if args.command == "test":
         from word2bert.course.testing import run_tests

@@ -17,7 +17,7 @@ Length normalisation (beam search): hypotheses are ranked by
 ``log P(Y) / lp(Y)`` with GNMT's ``lp(Y) = ((5 + |Y|) / 6) ** alpha`` (Wu et al. 2016,
 "Google's Neural Machine Translation System", section 7, eq. 14; without the coverage
 penalty). ``alpha = 0`` ranks by the raw log-probability (which favours short outputs);
-``alpha = 1`` roughly divides by the length. |Y| counts the end token.
+``alpha = 1`` roughly divides by the length. ``|Y|`` counts the end token.
 """
 from __future__ import annotations
 

@@ -91,7 +91,7 @@ def fine_tune(model: keras.Model, train, validation_data, loss, learning_rate: f
         metrics: Keras metrics to compile with (their training values at the kept epoch are returned).
 
     Returns:
-        ``{"epochs": epochs run, "best_epoch": the kept epoch (1-based), "val_loss": its validation loss,
+        dict: ``{"epochs": epochs run, "best_epoch": the kept epoch (1-based), "val_loss": its validation loss,
         "train": {metric: value at the kept epoch} (training values, dropout on), "history": {metric: a value per
         epoch run} (``val_*`` included), "seconds": wall time}``.
 

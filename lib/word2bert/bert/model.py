@@ -32,8 +32,9 @@ class BertBackbone(keras.Model):
     """BERT without a task head: contextual vectors of every token, and the pooled ``[CLS]`` vector.
 
     Args:
-        vocab_size, num_layers, hidden_dim, num_heads, intermediate_dim, max_len, type_vocab_size, dropout,
-        normalize_first: as ``BertConfig`` (``BertBackbone.from_bert_config(config)`` takes one).
+        vocab_size, num_layers, hidden_dim, num_heads, intermediate_dim, max_len, type_vocab_size: as ``BertConfig``
+            (``BertBackbone.from_bert_config(config)`` takes one).
+        dropout, normalize_first: as ``BertConfig``.
         activation: of the feed-forward networks: ``"gelu"`` (the exact erf form, as BERT's PyTorch checkpoints
             and Hugging Face compute it), ``"gelu_approximate"`` (the tanh approximation that keras-hub's
             ``BertBackbone`` and Google's TensorFlow BERT use; ``word2bert.layers.activations``), any Keras

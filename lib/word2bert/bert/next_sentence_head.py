@@ -8,7 +8,9 @@ from keras import ops
 
 from word2bert.bert.embedding import bert_initializer
 
-IS_NEXT, NOT_NEXT = 0, 1  # google-research/bert's labels: 1 = "is_random_next"
+# google-research/bert's labels: 1 = "is_random_next"
+IS_NEXT = 0
+NOT_NEXT = 1
 
 
 @keras.saving.register_keras_serializable(package="word2bert")

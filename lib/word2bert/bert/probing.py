@@ -323,9 +323,9 @@ def attention_entropy(weights, padding_mask) -> dict:
         padding_mask: bool or int ``(batch, L)``, True on real tokens.
 
     Returns:
-        ``{"entropy": float array (layers, heads), "effective_keys": float array (layers, heads),
-        "max_entropy": float}``: the mean entropy, the mean of ``exp(entropy)`` over queries, and the mean over
-        real queries of ``ln(number of real keys)``, the entropy of uniform attention over the sentence.
+        ``{"entropy": E, "effective_keys": K, "max_entropy": M}``, ``E`` and ``K`` float arrays ``(layers, heads)``
+        and ``M`` a float: the mean entropy, the mean of ``exp(entropy)`` over queries, and the mean over real
+        queries of ``ln(number of real keys)``, the entropy of uniform attention over the sentence.
 
     Raises:
         ValueError: weights not of rank 5 (stacked), a padding_mask of another shape, no real query, or rows that

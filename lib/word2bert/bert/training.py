@@ -60,7 +60,7 @@ class MaskedLMAccuracy(MaskedAccuracy):
     so padded slots (w = 0) never count. Compile it under ``weighted_metrics`` so that ``fit`` passes
     the weights.
 
-    Call arguments (``update_state``):
+    Call arguments:
         y_true: int ``(batch, P)``; y_pred: float ``(batch, P, V)``; sample_weight: float ``(batch, P)``
         (None: every slot counts).
 

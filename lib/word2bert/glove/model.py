@@ -102,7 +102,7 @@ class GloVe(keras.Model):
     """GloVe's two vector sets and two biases, scoring (i, j) word pairs.
 
     Args:
-        vocab_size: |V|.
+        vocab_size: ``|V|``.
         embedding_dim: d, the size of each vector.
         init_scale: vectors and biases start uniform in ``[-init_scale/d, init_scale/d]``
             (the authors' code uses 0.5).

@@ -25,6 +25,9 @@ POSITIONS = ("sinusoidal", "learned")
 class TokenAndPositionEmbedding(keras.layers.Layer):
     """Token ids to vectors, plus a sinusoidal or learned position encoding; id 0 is padding.
 
+    The token table is a ``ReversibleEmbedding`` (``self.token_embedding``): a tied output layer
+    computes its logits with ``token_embedding(h, reverse=True)``.
+
     Args:
         vocab_size: number of token ids.
         max_len: the longest sequence accepted.
@@ -36,8 +39,6 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
             ``embedding_dim ** -0.5``, so that scaled embeddings have unit size).
         position_initializer: of the learned position table (default ``glorot_uniform``, as keras-hub;
             BERT: its truncated normal); ignored by the sinusoids.
-        The token table is a ``ReversibleEmbedding`` (``self.token_embedding``): a tied output layer
-        computes its logits with ``token_embedding(h, reverse=True)``.
         **kwargs: the usual ``keras.layers.Layer`` arguments.
 
     Call arguments:

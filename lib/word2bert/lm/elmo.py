@@ -244,7 +244,9 @@ class ElmoClassifier(_ElmoTaskModel):
 
     Args:
         bilm: a trained ``BidirectionalLM``; frozen inside this model (its flags are left as they are).
-        num_classes: >= 1. dropout: on the pooled vector. **kwargs: the usual ``keras.Model`` arguments.
+        num_classes: >= 1.
+        dropout: on the pooled vector.
+        **kwargs: the usual ``keras.Model`` arguments.
 
     Call arguments:
         inputs: int ``(batch, T)`` ids or a dict with ``"token_ids"`` (and ``"padding_mask"``).
@@ -277,7 +279,9 @@ class ElmoTokenTagger(_ElmoTaskModel):
     """A token tagger on frozen ELMo vectors: scalar mix -> dropout -> Dense(num_tags) at every position.
 
     Args:
-        bilm, dropout, **kwargs: as ``ElmoClassifier``; num_tags: >= 1.
+        bilm, dropout: as ``ElmoClassifier``.
+        **kwargs: as ``ElmoClassifier``.
+        num_tags: >= 1.
 
     Returns:
         float32 logits ``(batch, T, num_tags)``.

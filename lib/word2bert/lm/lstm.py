@@ -22,7 +22,7 @@ def build_lstm_lm(vocab_size: int, batch_size: int | None = None, seq_len: int |
     drawn uniformly from [-init_scale, init_scale] as in the paper.
 
     Args:
-        vocab_size: |V|.
+        vocab_size: ``|V|``.
         batch_size: fixed batch size; required when ``stateful`` (the state of row i is
             carried to row i of the next batch: use ``batchify`` and ``shuffle=False``).
         seq_len: unrolled steps (None: any length).

@@ -10,17 +10,18 @@ than n-1 words. Perplexity is exp of the mean negative log-probability per predi
 token (words + end markers).
 
 Smoothing:
+
 - ``"mle"``: relative frequency c(h,w)/c(h); unseen events get probability 0.
-- ``"add_k"``: (c(h,w) + k) / (c(h) + k|V|) at the highest order only.
+- ``"add_k"``: ``(c(h,w) + k) / (c(h) + k|V|)`` at the highest order only.
 - ``"kneser_ney"``: interpolated Kneser-Ney (Kneser & Ney 1995; Chen & Goodman 1998,
-  eq. 11-14). At each order m, with the counts c' of that order,
+  eq. 11-14). At each order m, with the counts c' of that order::
 
       P_m(w|h) = max(c'(h,w) - D_m(c'), 0) / c'(h) + gamma(h) * P_{m-1}(w|h'),
       gamma(h) = sum_w min(D_m(c'(h,w)), c'(h,w)) / c'(h),
 
   where c' is the raw count at the highest order (and for n-grams that start with
   ``<s>``, which have no left extension) and the continuation count N1+(. h w) (number
-  of distinct words seen before h w) at lower orders. Order 0 is uniform, 1/|V|. An
+  of distinct words seen before h w) at lower orders. Order 0 is uniform, ``1/|V|``. An
   unseen history h passes the lower-order probability through unchanged.
   ``discount="modified"`` estimates three discounts D1, D2, D3+ per order from the
   count-of-counts (Chen & Goodman 1998, eq. 26); ``discount="single"`` one D = n1/(n1+2 n2);
@@ -174,8 +175,8 @@ class NGramLM:
         """P(word | history), using the last n-1 tokens of ``history``.
 
         ``history`` may start with ``"<s>"`` to mark a sentence start. Words outside the
-        training vocabulary get the order-0 share (1/|V| times the backed-off mass) under
-        Kneser-Ney, k/(c(h)+k|V|) under add-k, and 0 under MLE.
+        training vocabulary get the order-0 share (``1/|V|`` times the backed-off mass) under
+        Kneser-Ney, ``k/(c(h)+k|V|)`` under add-k, and 0 under MLE.
         """
         self._check()
         history = tuple(history)[-(self.n - 1):] if self.n > 1 else ()
@@ -245,7 +246,7 @@ def ngram_statistics(train: Sequence[Sequence[str]], test: Sequence[Sequence[str
     """The data-sparsity drawbacks of n-gram models, measured.
 
     For each order n: distinct n-grams in ``train``; the size a dense table of all
-    |V|^n counts would have; and the share of ``test`` n-grams (tokens, with the same
+    ``|V|^n`` counts would have; and the share of ``test`` n-grams (tokens, with the same
     ``<s>``/``</s>`` padding) never seen in ``train``.
 
     Returns:

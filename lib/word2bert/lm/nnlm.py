@@ -17,7 +17,7 @@ def build_nnlm(vocab_size: int, context_size: int = 4, embedding_dim: int = 100,
     connections" variant).
 
     Args:
-        vocab_size: |V|.
+        vocab_size: ``|V|``.
         context_size: n-1 previous words.
         embedding_dim: m, the size of each word's vector.
         hidden_dim: h, the tanh layer.

@@ -15,7 +15,7 @@ class Perplexity(keras.metrics.Metric):
         mask_token_id: target id to ignore (padding), or None.
         name, dtype: as for any Keras metric.
 
-    Call arguments (``update_state``):
+    Call arguments:
         y_true: int targets, shape ``(batch,)`` or ``(batch, seq_len)``.
         y_pred: float scores, shape ``y_true.shape + (vocab_size,)``.
         sample_weight: optional float weights broadcastable to ``y_true``.

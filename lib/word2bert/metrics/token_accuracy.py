@@ -59,7 +59,7 @@ class MaskedAccuracy(keras.metrics.Metric):
         name: the metric's name (``fit``'s history keys ``masked_accuracy``, ``val_masked_accuracy``).
         dtype: as for any Keras metric (the accumulators are float32).
 
-    Call arguments (``update_state``):
+    Call arguments:
         y_true: int ``(batch, T)`` target ids, ``ignore_class`` on padding.
         y_pred: float ``(batch, T, V)`` logits or probabilities (any float dtype).
         sample_weight: optional float ``(batch,)`` or ``(batch, T)``, multiplied into the weights (compile the

@@ -43,6 +43,7 @@ def as_keyed_vectors(source):
 
     Args:
         source: one of
+
             - ``gensim.models.KeyedVectors`` (returned as is; a ``Word2Vec`` model's
               ``.wv`` too; a ``Word2Vec`` model itself is unwrapped);
             - ``dict`` ``{word: 1-D array}``, all of one length (order is kept);

@@ -30,8 +30,16 @@ name           token       meaning
 """
 from __future__ import annotations
 
-PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
+# one name a line, so that documentation tools that read the source see each constant
+PAD = "<pad>"
+UNK = "<unk>"
+BOS = "<s>"
+EOS = "</s>"
 SPECIALS = (PAD, UNK, BOS, EOS)
 
-BERT_PAD, BERT_UNK, BERT_CLS, BERT_SEP, BERT_MASK = "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"
+BERT_PAD = "[PAD]"
+BERT_UNK = "[UNK]"
+BERT_CLS = "[CLS]"
+BERT_SEP = "[SEP]"
+BERT_MASK = "[MASK]"
 BERT_SPECIALS = (BERT_PAD, BERT_UNK, BERT_CLS, BERT_SEP, BERT_MASK)

@@ -148,7 +148,10 @@ class GPTTokenTagger(_GPTTaskModel):
     itself) -> dropout -> Dense(num_tags).
 
     Args:
-        lm: a ``DecoderOnlyTransformer``; num_tags: tags (>= 1); dropout, **kwargs: as ``GPTClassifier``.
+        lm: a ``DecoderOnlyTransformer``.
+        num_tags: tags (>= 1).
+        dropout: as ``GPTClassifier``.
+        **kwargs: as ``GPTClassifier``.
 
     Call arguments:
         inputs: as ``GPTClassifier``.

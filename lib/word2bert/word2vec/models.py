@@ -11,9 +11,9 @@ A model maps its input (a centre word for skip-gram, the averaged context for CB
 hidden vector ``h`` and an output layer returns the per-example loss of predicting the
 target word from ``h``:
 
-- ``SoftmaxOutput``        -- ``-log softmax(U h)[target]``: cost O(|V|) per example.
+- ``SoftmaxOutput``        -- ``-log softmax(U h)[target]``: cost ``O(|V|)`` per example.
 - ``HierarchicalSoftmax``  -- ``-sum_j log sigmoid(+-u_{n_j} . h)`` along the target's
-  Huffman path: O(log |V|).
+  Huffman path: ``O(log |V|)``.
 - ``NegativeSampling``     -- ``-log sigmoid(u_t . h) - sum_k log sigmoid(-u_{n_k} . h)``
   with K negatives from the unigram^0.75 distribution: O(K + 1).
 
@@ -172,10 +172,10 @@ class SkipGram(_Word2VecModel):
     predicted independently of each other (the model's independence assumption).
 
     Args:
-        vocab_size: |V|.
+        vocab_size: ``|V|``.
         embedding_dim: vector length d.
         output: ``"softmax"``, ``"hierarchical"`` or ``"negative"``.
-        counts: word counts (length |V|), needed by ``hierarchical`` and ``negative``.
+        counts: word counts (length ``|V|``), needed by ``hierarchical`` and ``negative``.
         num_negatives: K for ``negative``.
         seed: seed of the initialiser and the negative draws.
 

@@ -3,10 +3,10 @@
 Each layer takes a hidden vector ``h`` (batch, embedding_dim) and target ids (batch,) and
 returns the per-example loss of predicting the target from ``h``:
 
-- ``SoftmaxOutput``        -- ``-log softmax(U h)[target]``: O(|V|) per example
+- ``SoftmaxOutput``        -- ``-log softmax(U h)[target]``: ``O(|V|)`` per example
   (Mikolov et al. 2013a, section 3, the baseline).
 - ``HierarchicalSoftmax``  -- ``-sum_j log sigmoid(+-u_{n_j} . h)`` along the target's
-  Huffman path: O(log |V|) (Morin & Bengio 2005; Mikolov et al. 2013a, section 3).
+  Huffman path: ``O(log |V|)`` (Morin & Bengio 2005; Mikolov et al. 2013a, section 3).
 - ``NegativeSampling``     -- ``-log sigmoid(u_t . h) - sum_k log sigmoid(-u_{n_k} . h)``
   with K negatives from the unigram^0.75 distribution: O(K + 1) (Mikolov et al. 2013b, eq. 4).
 
@@ -98,7 +98,7 @@ class SoftmaxOutput(keras.layers.Layer):
     ``p(w | h) = exp(u_w . h) / sum_v exp(u_v . h)`` (no bias, as in word2vec).
 
     Args:
-        vocab_size: number of words |V|.
+        vocab_size: number of words ``|V|``.
 
     Call arguments:
         hidden: float ``(batch, embedding_dim)``.
@@ -154,7 +154,7 @@ class HierarchicalSoftmax(_BinaryLogisticOutput):
     ``sigmoid(+x)``, word2vec.c's convention). The probabilities of all leaves sum to 1.
 
     Args:
-        counts: word counts (length |V|); the Huffman tree is built from them
+        counts: word counts (length ``|V|``); the Huffman tree is built from them
             (``build_huffman_tree``), so frequent words have short paths.
 
     Call arguments:
@@ -201,7 +201,7 @@ class HierarchicalSoftmax(_BinaryLogisticOutput):
         return self._loss(hidden, target)
 
     def log_probs(self, hidden):
-        """``(batch, vocab_size)`` log-probabilities of every word (O(|V| log |V|): for checks)."""
+        """``(batch, vocab_size)`` log-probabilities of every word (``O(|V| log |V|)``: for checks)."""
         b, v = hidden.shape[0], self.vocab_size
         flat_h = ops.repeat(hidden, v, axis=0)  # (b * v, d): every word for every row
         words = np.tile(np.arange(v, dtype="int32"), b)
@@ -226,7 +226,7 @@ class NegativeSampling(_BinaryLogisticOutput):
     example has at most K (on average slightly fewer) effective negatives.
 
     Args:
-        counts: word counts (length |V|) for the noise distribution.
+        counts: word counts (length ``|V|``) for the noise distribution.
         num_negatives: K (>= 1); 5-20 for small corpora (2013b, section 2.2).
         power: the exponent, 0.75.
         seed: int seed of the negative draws (None: random).
@@ -268,7 +268,7 @@ class NegativeSampling(_BinaryLogisticOutput):
             name="output_vectors", shape=(self.vocab_size, hidden_shape[-1]), initializer="zeros")
 
     def sample(self, shape):
-        """Draw negative ids of ``shape`` (int32) by inverse CDF: O(log |V|) per draw."""
+        """Draw negative ids of ``shape`` (int32) by inverse CDF: ``O(log |V|)`` per draw."""
         u = keras.random.uniform(shape, maxval=float(self._cdf[-1]), seed=self.seed_generator)
         ids = ops.searchsorted(ops.convert_to_tensor(self._cdf), ops.reshape(u, (-1,)), side="right")
         return ops.reshape(ops.minimum(ops.cast(ids, "int32"), self.vocab_size - 1), shape)
