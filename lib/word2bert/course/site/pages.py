@@ -53,9 +53,9 @@ HEADLINES = {
     "10": [("pos_reference_finetuned", "part-of-speech accuracy, all-MiniLM-L6-v2 fine-tuned", ".3f"),
            ("pos_ours_finetuned", "chapter 09's BERT", ".3f"),
            ("pos_baseline", "most frequent tag", ".3f")],
-    "11": [("probe_pos_pretrained_layer2", "part-of-speech probe on the last layer, pretrained", ".3f"),
-           ("probe_pos_random_layer2", "random weights", ".3f"),
-           ("tagger_fine_tuned", "fine-tuned tagger", ".3f")],
+    "11": [("probe_pos_reference_layer2", "part-of-speech probe, all-MiniLM-L6-v2 block 2 of 6", ".3f"),
+           ("probe_pos_ours_layer2", "chapter 09's BERT, last block", ".3f"),
+           ("baseline_pos", "most frequent tag", ".3f")],
     "12": [("gpt_ptb_test_ppl", "PTB test perplexity, GPT 2×128", ".1f"),
            ("pos_GPT_pretrained", "part of speech after 120 s of pretraining, GPT", ".3f")],
 }
