@@ -142,3 +142,33 @@ def test_a_refitter_run_equals_a_fresh_fine_tuning_from_the_same_weights():
         assert float(refit.schedule(step)) == pytest.approx(float(reference(step)), rel=1e-5, abs=1e-9)
     with pytest.raises(ValueError, match="learning_rate"):
         refit.run(start, (x, y), (vx, vy), 0.0, max_epochs=1)
+
+
+def test_predict_by_length_equals_one_full_width_pass_in_the_rows_order():
+    # rows of 5, 40, 17, 33 and 16 real pieces padded to 48, one with a hole in its mask: batches of two are cut to
+    # 16, 48 or 32 columns; each head's output must equal the full-width pass, rows back in their own order, and
+    # the span logits past a batch's width the lowest float (padding, as the QA head fills it)
+    from word2bert.bert import (BertBackbone, BertClassifier, BertQuestionAnswerer, BertTokenTagger,
+                                predict_by_length)
+    keras.utils.set_random_seed(0)
+    backbone = BertBackbone(vocab_size=60, num_layers=1, hidden_dim=16, num_heads=2, intermediate_dim=32, dropout=0.0)
+    rng = np.random.default_rng(0)
+    ids = np.zeros((5, 48), np.int32)
+    for r, n in enumerate((5, 40, 17, 33, 16)):
+        ids[r, :n] = rng.integers(5, 60, n)
+    x = {"token_ids": ids, "segment_ids": (np.arange(48) > 10).astype(np.int32)[None].repeat(5, 0) * (ids > 0),
+         "padding_mask": (ids > 0).astype(np.int32)}
+    x["padding_mask"][3, 3] = 0              # a hole: row 3 has 32 real positions but needs 33 columns (so 48)
+    for model, per_token in ((BertClassifier(backbone, num_classes=3), False),
+                             (BertTokenTagger(backbone, num_tags=7), True), (BertQuestionAnswerer(backbone), True)):
+        full = keras.ops.convert_to_numpy(model.predict_on_batch(x))
+        got = predict_by_length(model, x, per_token=per_token, batch_size=2)
+        assert got.shape == full.shape
+        if per_token:
+            real = x["padding_mask"].astype(bool)
+            np.testing.assert_allclose(got[real], full[real], atol=1e-5)
+        else:
+            np.testing.assert_allclose(got, full, atol=1e-5)
+    assert got[0, 16:].max() == np.finfo(np.float32).min and got[0, :5].max() > -1e6
+    with pytest.raises(ValueError, match="padding_mask"):
+        predict_by_length(model, {"token_ids": ids}, per_token=True)

@@ -14,7 +14,7 @@ from word2bert.bert.finetuning import Refitter, copy_backbone, fine_tune, finetu
 from word2bert.bert.hf_checkpoint import (HF_NAMES, MINILM_FETCH, MINILM_PRESET, MINILM_SHA256, MINILM_WHEEL,
                                           CheckpointError, CheckpointNotFoundError, backbone_config_from_hf,
                                           hf_weights, load_hf_bert)
-from word2bert.bert.finetuning_data import (IGNORE_LABEL, AlignedTags, LengthBatches, QAWindows, align_first_pieces,
+from word2bert.bert.finetuning_data import (IGNORE_LABEL, AlignedTags, LengthBatches, QAWindows, predict_by_length, align_first_pieces,
                                             best_spans, context_words, decode_answers, encode_texts, qa_windows,
                                             word_accuracy, word_hits)
 from word2bert.bert.masked_lm_head import MaskedLMHead
@@ -34,7 +34,7 @@ from word2bert.bert.token_tagger import BertTokenTagger
 from word2bert.bert.training import MaskedLMAccuracy, MaskedLMLoss
 
 __all__ = ["AlignedTags", "BertClassifier", "BertQuestionAnswerer", "BertTaskModel", "BertTokenTagger",
-           "IGNORE_LABEL", "LengthBatches", "LinearProbe", "SHARE_KINDS", "attention_entropy", "attention_shares", "pseudo_log_likelihood", "layer_features", "layer_outputs_model", "train_probe", "MostFrequentTag", "QAWindows", "SpanLoss", "align_first_pieces", "bag_of_words_classifier",
+           "IGNORE_LABEL", "LengthBatches", "predict_by_length", "LinearProbe", "SHARE_KINDS", "attention_entropy", "attention_shares", "pseudo_log_likelihood", "layer_features", "layer_outputs_model", "train_probe", "MostFrequentTag", "QAWindows", "SpanLoss", "align_first_pieces", "bag_of_words_classifier",
            "best_spans", "context_words", "copy_backbone", "fine_tune", "Refitter", "decode_answers", "encode_texts", "finetuning_optimizer",
            "overlap_classifier", "qa_windows", "sliding_window_answer", "sliding_window_predictions", "steps_per_epoch", "task_inputs", "word_accuracy", "word_hits", "word_overlap",
            "BERT_VOCAB_SIZE", "BertBackbone", "BertConfig", "BertEmbedding", "BertPretrainer", "IS_NEXT",

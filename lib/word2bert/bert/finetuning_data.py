@@ -425,3 +425,60 @@ class LengthBatches(keras.utils.PyDataset):
     def on_epoch_end(self):
         self.epoch += 1
         self._plan()
+
+
+def predict_by_length(model, inputs: dict, per_token: bool, batch_size: int = 64,
+                      lengths=(16, 32, 48, 64, 96, 128)) -> np.ndarray:
+    """``model``'s output on padded rows, computed in batches of rows of similar length, each batch cut to the
+    shortest of ``lengths`` that holds its longest row: the same numbers as one pass over the full width (padding
+    never changes a real position's output), with far less padding computed.
+
+    Args:
+        model: a task model that takes a dict of ``(b, L)`` int arrays (``BertClassifier``, ``BertTokenTagger``,
+            ``BertQuestionAnswerer``, ...) and returns one array.
+        inputs: dict of ``(n, L)`` arrays with a ``"padding_mask"`` (``encode_texts``, ``align_first_pieces``).
+        per_token: True when the output has a position axis (``(n, L, ...)``: tags, span logits), False for one
+            output per row (``(n, classes)``).
+        batch_size: rows per forward pass (>= 1).
+        lengths: the widths a batch may be cut to, ascending (``L`` is added); each is one traced shape.
+
+    Returns:
+        NumPy array, rows in the order of ``inputs``: ``(n, ...)``, or ``(n, L, ...)`` with ``per_token``, the
+        positions past a batch's width filled with the dtype's lowest value (as ``BertQuestionAnswerer`` fills
+        padding; they are padding, never read by ``word_hits`` or span decoding).
+
+    Raises:
+        ValueError: no ``padding_mask``; arrays of different shapes; ``batch_size`` < 1; ``lengths`` not ascending.
+    """
+    if not isinstance(inputs, dict) or "padding_mask" not in inputs:
+        raise ValueError("inputs must be a dict of (n, L) arrays with a 'padding_mask' (to know each row's length)")
+    arrays = {k: np.asarray(v) for k, v in inputs.items()}
+    mask = arrays["padding_mask"] != 0
+    if mask.ndim != 2 or any(v.shape != mask.shape for v in arrays.values()):
+        raise ValueError(f"every input must have the padding mask's shape (n, L) = {mask.shape}, got "
+                         f"{ {k: v.shape for k, v in arrays.items()} }")
+    if int(batch_size) < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    n, full = mask.shape
+    allowed = [int(x) for x in lengths if x < full] + [full]
+    if allowed != sorted(set(allowed)):
+        raise ValueError(f"lengths must be ascending and distinct, got {list(lengths)}")
+    needed = np.where(mask.any(1), full - np.argmax(mask[:, ::-1], axis=1), 1)     # last real position + 1
+    width = np.asarray(allowed)[np.searchsorted(allowed, needed)]
+    order = np.lexsort((np.arange(n), width))
+    result = None
+    for start in range(0, n, int(batch_size)):
+        rows = order[start:start + int(batch_size)]
+        w = int(width[rows].max())
+        out = keras.ops.convert_to_numpy(model.predict_on_batch({k: v[rows, :w] for k, v in arrays.items()}))
+        if result is None:
+            shape = (n, full, *out.shape[2:]) if per_token else (n, *out.shape[1:])
+            fill = np.finfo(out.dtype).min if np.issubdtype(out.dtype, np.floating) else 0
+            result = np.full(shape, fill, out.dtype)
+        if per_token:
+            result[rows, :w] = out
+        else:
+            result[rows] = out
+    if result is None:
+        raise ValueError("inputs hold no rows")
+    return result
