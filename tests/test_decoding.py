@@ -343,3 +343,22 @@ def test_transformer_caches_stay_backend_tensors_through_a_search(beam_width):
         else:
             beam_search(spied, state, rows, start_id=1, end_id=0, max_len=6, beam_width=beam_width)
         assert len(seen) >= 3 and all(len(s) == 8 and all(s) for s in seen), seen
+
+
+@once_on_tensorflow                                        # NumPy only: no Keras backend involved
+def test_top_k_of_the_whole_vocabulary_is_no_cut_and_ties_at_the_kth_place_go_to_the_lower_id():
+    from word2bert.decoding import sample_search
+    p = np.array([1, 2, 3, 2, 1, 3, 3, 3, 1]) / 19     # 2, 5, 6 and 7 tie for first place; 1 and 3 for 5th
+
+    def step(state, last):
+        return np.log(np.tile(p, (len(last), 1))), state
+
+    # top_k = the vocabulary size is allowed and cuts nothing: the same draws as no top_k, seed for seed
+    assert sample_search(step, {}, 300, 0, None, 4, top_k=9, seed=2) == sample_search(step, {}, 300, 0, None, 4, seed=2)
+    # top_k=2: the two lowest ids of the four tied (2 and 5; np.argpartition alone kept 2 and 7), half each
+    draws = np.array(sample_search(step, {}, 3000, 0, None, 1, top_k=2, seed=0))[:, 0]
+    np.testing.assert_allclose(np.bincount(draws, minlength=9) / 3000, [0, 0, .5, 0, 0, .5, 0, 0, 0], atol=0.03)
+    # top_k=5: the four 3s and the lower of the tied 2s (token 1), renormalised over 14
+    draws = np.array(sample_search(step, {}, 3000, 0, None, 1, top_k=5, seed=0))[:, 0]
+    np.testing.assert_allclose(np.bincount(draws, minlength=9) / 3000, np.array([0, 2, 3, 0, 0, 3, 3, 3, 0]) / 14,
+                               atol=0.03)

@@ -159,8 +159,12 @@ def _top_k(scores, k: int):
     """Indices of the k largest scores of each row, best first (ties: lower index first)."""
     if k == 1:
         return scores.argmax(axis=1)[:, None]
-    cand = np.argpartition(-scores, k - 1, axis=1)[:, :k]
-    cand.sort(axis=1)  # index order, so the stable sort below breaks ties by index
+    # np.argpartition alone keeps any k of the scores tied at the k-th place: keep every score above the k-th
+    # largest, then the ties at it in index order until k are kept
+    kth = -np.partition(-scores, k - 1, axis=1)[:, k - 1:k]
+    above = scores > kth
+    ties = (scores == kth) & (np.cumsum(scores == kth, axis=1) <= k - above.sum(axis=1, keepdims=True))
+    cand = np.nonzero(above | ties)[1].reshape(len(scores), k)   # index order, so the stable sort below breaks ties by index
     order = np.argsort(-np.take_along_axis(scores, cand, axis=1), axis=1, kind="stable")
     return np.take_along_axis(cand, order, axis=1)
 
