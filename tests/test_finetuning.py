@@ -349,3 +349,23 @@ def test_length_batches_train_with_fit_across_lengths(tokenizer):
     model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     history = model.fit(batches, epochs=2, verbose=0)
     assert np.isfinite(history.history["loss"]).all()
+
+
+def test_a_sentence_that_fills_max_len_exactly_is_not_cut(tokenizer):
+    # [CLS] the un ##aff ##able dog [SEP]: 7 positions, max_len 7; one position less cuts "dog"
+    aligned = align_first_pieces(tokenizer, [["The", "unaffable", "dog"]], [[3, 7, 1]], max_len=7)
+    assert aligned.labels[0].tolist() == [-1, 3, 7, -1, -1, 1, -1] and aligned.words_cut == 0
+    assert aligned.inputs["padding_mask"][0].all()
+    shorter = align_first_pieces(tokenizer, [["The", "unaffable", "dog"]], [[3, 7, 1]], max_len=6)
+    assert shorter.labels[0].tolist() == [-1, 3, 7, -1, -1, -1] and shorter.words_cut == 1
+    assert shorter.inputs["token_ids"][0].tolist() == [2, 5, 6, 7, 8, 3]
+
+
+def test_length_batches_give_a_row_of_exactly_an_allowed_length_that_length():
+    # real lengths 4 (an allowed length), 8 (= L, the whole row) and 5 (between 4 and 6)
+    mask = np.zeros((3, 8), bool)
+    mask[0, :4], mask[1, :], mask[2, :5] = True, True, True
+    x = {"token_ids": mask.astype(np.int32) * 5, "segment_ids": np.zeros((3, 8), np.int32), "padding_mask": mask}
+    batches = LengthBatches(x, np.arange(3), batch_size=1, lengths=(4, 6))
+    widths = {int(by[0]): bx["token_ids"].shape[1] for bx, by in (batches[i] for i in range(len(batches)))}
+    assert widths == {0: 4, 1: 8, 2: 6}
