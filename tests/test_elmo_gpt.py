@@ -431,3 +431,19 @@ def test_time_budget_stops_fit_at_the_first_batch_past_the_budget():
     assert budget.seconds == 5.0
     with pytest.raises(ValueError, match="seconds"):
         TimeBudget(0)
+
+
+def test_elmo_layers_put_the_forward_half_first_and_the_head_reads_the_bilm_without_its_dropout():
+    # layer j of the mix is [forward[j]; backward[j]] (Peters et al. 2018, section 3.2), in that order
+    bilm = _bilm()
+    rows = _rows()
+    forward, backward = bilm.directions(rows)
+    for state, f, b in zip(bilm.layer_states(rows), forward, backward):
+        np.testing.assert_allclose(to_numpy(state)[..., :8], to_numpy(f), atol=1e-6)
+        np.testing.assert_allclose(to_numpy(state)[..., 8:], to_numpy(b), atol=1e-6)
+    # a biLM with dropout 0.5 inside a head whose own dropout is 0: training=True changes nothing, the frozen
+    # features are read with the biLM's dropout off
+    noisy = _bilm(dropout=0.5)
+    tagger = ElmoTokenTagger(noisy, num_tags=3, dropout=0.0)
+    tagger.build()
+    np.testing.assert_allclose(to_numpy(tagger(rows, training=True)), to_numpy(tagger(rows)), atol=1e-6)
