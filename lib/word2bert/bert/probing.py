@@ -183,7 +183,8 @@ def train_probe(train_x, train_y, valid_x, valid_y, l2_values=(1e-4, 1e-2), epoc
         seed: seeds the initial weights (``keras.utils.set_random_seed``) and the order of the rows.
 
     Returns:
-        ``(probe, choice)``: the ``LinearProbe`` with the best penalty (``probe.score(x, y)`` is its accuracy) and
+        ``(probe, choice)``: the ``LinearProbe`` with the best penalty (``probe.score(x, y)`` is its accuracy; of
+        penalties tied on validation accuracy, the first in ``l2_values``) and
         ``{"l2": best, "valid_accuracy": {l2: accuracy}}``.
 
     Raises:
