@@ -442,6 +442,9 @@ def predict_by_length(model, inputs: dict, per_token: bool, batch_size: int = 64
         batch_size: rows per forward pass (>= 1).
         lengths: the widths a batch may be cut to, ascending (``L`` is added); each is one traced shape.
 
+    The model is called directly (eagerly), not through ``predict``: ``predict`` compiles one XLA program per input
+    shape on TensorFlow, which costs more than it saves over a few hundred rows of a dozen shapes.
+
     Returns:
         NumPy array, rows in the order of ``inputs``: ``(n, ...)``, or ``(n, L, ...)`` with ``per_token``, the
         positions past a batch's width filled with the dtype's lowest value (as ``BertQuestionAnswerer`` fills
@@ -470,7 +473,9 @@ def predict_by_length(model, inputs: dict, per_token: bool, batch_size: int = 64
     for start in range(0, n, int(batch_size)):
         rows = order[start:start + int(batch_size)]
         w = int(width[rows].max())
-        out = keras.ops.convert_to_numpy(model.predict_on_batch({k: v[rows, :w] for k, v in arrays.items()}))
+        # a plain call, not predict_on_batch: Keras compiles predict_on_batch with XLA on TensorFlow, once per
+        # input shape, and the many (rows, width) shapes here would each pay a compilation
+        out = keras.ops.convert_to_numpy(model({k: v[rows, :w] for k, v in arrays.items()}, training=False))
         if result is None:
             shape = (n, full, *out.shape[2:]) if per_token else (n, *out.shape[1:])
             fill = np.finfo(out.dtype).min if np.issubdtype(out.dtype, np.floating) else 0
