@@ -129,8 +129,10 @@ def layer_features(backbone: BertBackbone, inputs: dict, select=None, pooling: s
         rows = order[start:start + int(batch_size)]
         width = int(min(length, -(-int(needed[rows].max()) // _WIDTH_STEP) * _WIDTH_STEP))
         batch = {k: v[rows, :width] for k, v in full.items()}
+        # a plain call, not predict_on_batch: Keras compiles predict_on_batch with XLA on TensorFlow once per input
+        # shape, and the batches here come in several widths
         states = np.stack([ops.convert_to_numpy(s).astype(np.float32) for s in
-                           model.predict_on_batch(batch)], axis=2)            # (b, width, layers, hidden)
+                           model(batch, training=False)], axis=2)             # (b, width, layers, hidden)
         if select is not None:
             for i, row in enumerate(rows):
                 per_row[row] = states[i][select[row, :width]]
