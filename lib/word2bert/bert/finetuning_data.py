@@ -427,6 +427,13 @@ class LengthBatches(keras.utils.PyDataset):
         self._plan()
 
 
+def row_extents(mask) -> np.ndarray:
+    """Per row of a bool ``(n, L)`` mask: the index of its last True + 1 (1 for a row with none), the columns a
+    batch must keep so that no marked position is cut (a hole in the mask does not shorten it)."""
+    mask = np.asarray(mask) != 0
+    return np.where(mask.any(1), mask.shape[1] - np.argmax(mask[:, ::-1], axis=1), 1)
+
+
 def predict_by_length(model, inputs: dict, per_token: bool, batch_size: int = 64,
                       lengths=(16, 32, 48, 64, 96, 128)) -> np.ndarray:
     """``model``'s output on padded rows, computed in batches of rows of similar length, each batch cut to the
@@ -440,7 +447,7 @@ def predict_by_length(model, inputs: dict, per_token: bool, batch_size: int = 64
         per_token: True when the output has a position axis (``(n, L, ...)``: tags, span logits), False for one
             output per row (``(n, classes)``).
         batch_size: rows per forward pass (>= 1).
-        lengths: the widths a batch may be cut to, ascending (``L`` is added); each is one traced shape.
+        lengths: the widths a batch may be cut to, ascending (``L`` is added).
 
     The model is called directly (eagerly), not through ``predict``: ``predict`` compiles one XLA program per input
     shape on TensorFlow, which costs more than it saves over a few hundred rows of a dozen shapes.
@@ -466,7 +473,7 @@ def predict_by_length(model, inputs: dict, per_token: bool, batch_size: int = 64
     allowed = [int(x) for x in lengths if x < full] + [full]
     if allowed != sorted(set(allowed)):
         raise ValueError(f"lengths must be ascending and distinct, got {list(lengths)}")
-    needed = np.where(mask.any(1), full - np.argmax(mask[:, ::-1], axis=1), 1)     # last real position + 1
+    needed = row_extents(mask)                                   # last real position + 1
     width = np.asarray(allowed)[np.searchsorted(allowed, needed)]
     order = np.lexsort((np.arange(n), width))
     result = None

@@ -22,6 +22,7 @@ import numpy as np
 from keras import ops
 
 from word2bert.bert.model import BertBackbone
+from word2bert.bert.finetuning_data import row_extents
 
 SHARE_KINDS = ("[CLS]", "[SEP]", "self", "previous", "next", "same token", "other")
 # id(backbone) -> (backbone, its layer_outputs_model): the last few backbones read, so that repeated calls reuse one
@@ -120,9 +121,9 @@ def layer_features(backbone: BertBackbone, inputs: dict, select=None, pooling: s
     # selected position, rounded up to a multiple of _WIDTH_STEP): trailing padding changes no real position's
     # vector (attention never reads a padding key, positions count from the left), and a few widths keep the
     # number of traced shapes small.
-    needed = np.where(full["padding_mask"].any(1), length - np.argmax(full["padding_mask"][:, ::-1] != 0, axis=1), 1)
+    needed = row_extents(full["padding_mask"])
     if select is not None:
-        needed = np.maximum(needed, np.where(select.any(1), length - np.argmax(select[:, ::-1], axis=1), 1))
+        needed = np.maximum(needed, row_extents(select))
     order = np.argsort(-needed, kind="stable")
     per_row = [None] * n
     for start in range(0, n, int(batch_size)):
