@@ -369,3 +369,13 @@ def test_length_batches_give_a_row_of_exactly_an_allowed_length_that_length():
     batches = LengthBatches(x, np.arange(3), batch_size=1, lengths=(4, 6))
     widths = {int(by[0]): bx["token_ids"].shape[1] for bx, by in (batches[i] for i in range(len(batches)))}
     assert widths == {0: 4, 1: 8, 2: 6}
+
+
+def test_length_batches_never_cut_a_real_position_after_a_hole_in_the_mask():
+    # row 0: 3 real positions, but the last at index 6 (a hole at 2-5): its width must hold index 6, so 8, not 4
+    mask = np.zeros((2, 8), bool)
+    mask[0, [0, 1, 6]], mask[1, :3] = True, True
+    x = {"token_ids": mask.astype(np.int32) * 5, "segment_ids": np.zeros((2, 8), np.int32), "padding_mask": mask}
+    batches = LengthBatches(x, np.arange(2), batch_size=1, lengths=(4, 6))
+    widths = {int(by[0]): bx["token_ids"].shape[1] for bx, by in (batches[i] for i in range(len(batches)))}
+    assert widths == {0: 8, 1: 4}

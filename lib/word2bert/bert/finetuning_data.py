@@ -372,9 +372,10 @@ class LengthBatches(keras.utils.PyDataset):
             model is traced for.
         seed: the batch order, reshuffled after every epoch (epoch ``e`` uses ``seed + e``).
 
-    Every row is in exactly one batch per epoch; a row longer than a length never goes to a batch of it
-    (nothing is cut but padding). The first two batches of an epoch have two different lengths where the
-    rows allow it (Keras's TensorFlow adapter infers the shapes from them).
+    Every row is in exactly one batch per epoch; a row whose last real position (``padding_mask``) lies beyond a
+    length never goes to a batch of it (nothing is cut but padding, even where the mask has holes). The first two
+    batches of an epoch have two different lengths where the rows allow it (Keras's TensorFlow adapter infers the
+    shapes from them).
 
     Raises:
         ValueError: ``inputs`` without ``padding_mask``, rows and targets of different counts, ``batch_size`` < 1,
@@ -394,8 +395,8 @@ class LengthBatches(keras.utils.PyDataset):
         lengths = [int(x) for x in lengths if x < full] + [full]
         if lengths != sorted(set(lengths)):
             raise ValueError(f"lengths must be ascending and distinct, got {lengths}")
-        real = inputs["padding_mask"].sum(1)
-        self.row_length = np.asarray(lengths)[np.searchsorted(lengths, real)]
+        needed = row_extents(inputs["padding_mask"])   # last real position + 1: a hole never shortens a row
+        self.row_length = np.asarray(lengths)[np.searchsorted(lengths, needed)]
         self.batch_size, self.seed, self.epoch = int(batch_size), int(seed), 0
         self.per_token = self.targets.ndim == 2 and self.targets.shape[1] == full
         self._plan()
