@@ -317,6 +317,7 @@ def test_bert_embedding_through_harness(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.jax_too
 def test_bert_backbone_through_harness(tmp_path):
     rng = np.random.default_rng(9)
     ids = _synthetic_pairs(rng, 2, 6, 30)
@@ -486,6 +487,7 @@ _DATA_PARALLEL = textwrap.dedent("""
 
 
 @pytest.mark.slow
+@pytest.mark.jax_too
 @pytest.mark.skipif(keras.backend.backend() != "jax", reason="DataParallel is the JAX backend's engine; runs once")
 def test_same_loss_on_one_and_four_devices():
     flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count=4".strip()  # conftest's kept

@@ -322,6 +322,7 @@ def _spy_on_caches(step, seen):
 
 
 @pytest.mark.slow
+@pytest.mark.jax_too
 @pytest.mark.parametrize("beam_width", [1, 3])
 def test_transformer_caches_stay_backend_tensors_through_a_search(beam_width):
     from word2bert.transformer import DecoderOnlyTransformer, Transformer

@@ -129,6 +129,7 @@ def test_a_gpt_head_does_not_stop_the_language_model_training_its_output_bias():
 
 # ------------------------------------------------------------------ sampling through the cache
 @pytest.mark.slow
+@pytest.mark.jax_too
 def test_sampling_cached_equals_uncached_and_temperature_zero_is_greedy():
     """Top-k sampling through the cache draws the same 3 x 5 tokens as recomputing the prefix (5 new tokens, was 8:
     every prefix length is one more compile of the uncached step; two different models agree on all 15 top-5

@@ -56,6 +56,7 @@ def _finish(process):
 
 
 @pytest.mark.slow
+@pytest.mark.jax_too
 def test_a_run_killed_mid_epoch_resumes_and_ends_with_the_weights_of_an_uninterrupted_run(tmp_path):
     whole = _run(tmp_path, tmp_path / "whole", tmp_path / "whole.npz")
     killed = _run(tmp_path, tmp_path / "run", tmp_path / "never.npz", "stall")

@@ -126,7 +126,7 @@ def test_the_test_command_refuses_an_unknown_mode_and_a_folder_without_tests(tmp
         run_tests("together", tmp_path)
     # the passes README command (b) promises: chapters under nbval on TensorFlow, the backend tests on JAX
     assert TF_PASS[:2] == ["tests", "chapters"] and "--nbval-lax" in TF_PASS and "loadgroup" in TF_PASS
-    assert "not once_on_tensorflow" in JAX_PASS and "chapters" not in JAX_PASS
+    assert JAX_PASS[:3] == ["tests", "-m", "not once_on_tensorflow and (not slow or jax_too)"] and "chapters" not in JAX_PASS
 
 
 @pytest.mark.once_on_tensorflow

@@ -4,8 +4,10 @@ Two passes over the same unit tests, one per Keras backend, and the chapters und
 
 - TensorFlow: ``pytest tests chapters --nbval-lax --nbval-current-env -n 2 --dist loadgroup`` with
   ``W2B_PROFILE=ci`` (two xdist workers; ``chapters/conftest.py`` keeps each chain of chapters on one worker);
-- JAX: ``pytest tests -m "not once_on_tensorflow"`` with ``KERAS_BACKEND=jax`` (the tests that touch the
-  backend; one process beside the TensorFlow pass, two xdist workers when it runs alone).
+- JAX: ``pytest tests -m "not once_on_tensorflow and (not slow or jax_too)"`` with ``KERAS_BACKEND=jax`` (the
+  tests that touch the backend, less the slow ones that the TensorFlow pass covers unless they are marked
+  ``jax_too``: see ``tests/backends.py``; one process beside the TensorFlow pass, two xdist workers when it runs
+  alone).
 
 By default the two passes run at the same time: neither keeps both cores busy on its own (notebook kernels and
 small models wait on Python), so together they finish sooner than one after the other. The TensorFlow pass prints
@@ -23,7 +25,8 @@ from pathlib import Path
 
 TF_PASS = ["tests", "chapters", "--nbval-lax", "--nbval-current-env", "-n", "2", "--dist", "loadgroup",
            "--durations=25"]
-JAX_PASS = ["tests", "-m", "not once_on_tensorflow", "--durations=25"]   # + "-n 2" when it runs alone
+JAX_MARKERS = "not once_on_tensorflow and (not slow or jax_too)"
+JAX_PASS = ["tests", "-m", JAX_MARKERS, "--durations=25"]   # + "-n 2" when it runs alone
 FAST = ["tests", "-m", "not slow", "-n", "2"]
 
 
