@@ -14,4 +14,3 @@ resume, the shared check on the central model) carries ``jax_too`` as well, and 
 import pytest
 
 once_on_tensorflow = pytest.mark.once_on_tensorflow
-jax_too = pytest.mark.jax_too
