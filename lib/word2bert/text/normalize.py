@@ -21,6 +21,7 @@ Special tokens listed in ``special_tokens`` (``[MASK]``) are kept whole and neve
 from __future__ import annotations
 
 import collections
+import functools
 import re
 import unicodedata
 
@@ -105,6 +106,15 @@ def _split_word(word: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _specials_pattern(special_tokens: tuple):
+    """One compiled pattern that captures any of ``special_tokens``, longest first (None when there are none);
+    built once per set of specials: a vocabulary with a thousand reserved tokens would otherwise rebuild it for
+    every text."""
+    specials = sorted((s for s in special_tokens if s), key=len, reverse=True)
+    return re.compile("(" + "|".join(map(re.escape, specials)) + ")") if specials else None
+
+
 def pretokenize(text: str, lowercase: bool = True, strip_accents: bool | None = None, form: str = "NFC",
                 special_tokens=()) -> list[str]:
     """Words of ``text`` as BERT's basic tokenizer cuts them (rules in the module docstring).
@@ -125,8 +135,8 @@ def pretokenize(text: str, lowercase: bool = True, strip_accents: bool | None = 
     """
     if not isinstance(text, str):
         raise TypeError(f"pretokenize expects a str, got {type(text).__name__}: decode bytes first")
-    specials = sorted((s for s in special_tokens if s), key=len, reverse=True)
-    parts = re.split("(" + "|".join(map(re.escape, specials)) + ")", text) if specials else [text]
+    pattern = _specials_pattern(tuple(special_tokens))
+    parts = pattern.split(text) if pattern else [text]
     words: list[str] = []
     for i, part in enumerate(parts):
         if i % 2:  # a special token, as written
