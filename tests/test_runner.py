@@ -167,3 +167,30 @@ def test_an_interrupted_run_resumes_with_the_chapters_it_did_not_finish(tmp_path
     runner.run_course("ci", [], chapters, runs)                          # all finished: a new run runs all
     assert log.read_text().split()[4:] == ["01_a", "02_b", "03_c"] and "resuming" not in capsys.readouterr().err
     assert not list((runs / "ci").glob(".*.tmp"))
+
+
+def test_smoke_run_works_in_a_scratch_folder_with_the_smoke_switch_and_leaves_models_alone(tmp_path, monkeypatch):
+    chapters, data = tmp_path / "chapters", tmp_path / "data"
+    chapters.mkdir()
+    data.mkdir()
+    (data / "corpus.txt").write_text("real data")
+    (tmp_path / "models").mkdir()
+    _write(chapters / "01_demo.ipynb",
+           "import os, json, pathlib\n"
+           "seen = {k: os.environ.get(k) for k in ('W2B_PROFILE', 'W2B_SMOKE', 'KERAS_BACKEND')}\n"
+           "text = pathlib.Path('../data/corpus.txt').read_text()\n"
+           "pathlib.Path('../models/gpu').mkdir(parents=True, exist_ok=True)\n"
+           "pathlib.Path('../models/gpu/01_demo.txt').write_text('smoke')",
+           "print('W2B_RESULTS ' + json.dumps({'chapter': '01_demo', 'profile': seen['W2B_PROFILE'], "
+           "'backend': 'none', 'device': 'cpu', 'seconds': 1.0, 'metrics': {'smoke': seen['W2B_SMOKE'], "
+           "'text': text}}))")
+    monkeypatch.delenv("W2B_SMOKE", raising=False)
+    root = tmp_path / "scratch"
+    records = runner.run_smoke([], root, chapters, data)
+    assert records[0]["profile"] == "gpu" and records[0]["metrics"] == {"smoke": "1", "text": "real data"}
+    assert "W2B_SMOKE" not in os.environ
+    assert (root / "models" / "gpu" / "01_demo.txt").read_text() == "smoke"
+    assert not (tmp_path / "models" / "gpu").exists()          # the real models folder is untouched
+    assert (root / "runs" / "gpu" / "01_demo.ipynb").exists()
+    with pytest.raises(FileNotFoundError, match="no data folder"):
+        runner.run_smoke([], tmp_path / "other", chapters, tmp_path / "missing")

@@ -1,4 +1,4 @@
-"""Command line: ``python -m word2bert run|table|test|site``."""
+"""Command line: ``python -m word2bert run|smoke|table|test|site``."""
 from __future__ import annotations
 
 import argparse
@@ -18,6 +18,12 @@ def main(argv=None) -> int:
                      help="run every chapter, even those an interrupted run of the same chapters already finished")
     run.add_argument("--inplace", action="store_true",
                      help="also write the executed notebooks back into the chapters folder (for authors)")
+    smoke = sub.add_parser("smoke", help="run chapters with the gpu profile's shapes and the ci profile's amounts "
+                                         "on this machine (W2B_SMOKE=1), in a scratch folder; chapter 09 also on "
+                                         "JAX with two simulated devices")
+    smoke.add_argument("chapters", nargs="*", help="chapter numbers or names (default: all)")
+    smoke.add_argument("--root", default=None, help="scratch folder (default: a new temporary folder)")
+    smoke.add_argument("--chapters-dir", default="chapters")
     table = sub.add_parser("table", help="print the results table of the committed chapters")
     table.add_argument("--chapters-dir", default="chapters")
     test = sub.add_parser("test", help="run the tests as CI does: TensorFlow pass (unit tests + chapters at the ci "
@@ -49,7 +55,9 @@ def main(argv=None) -> int:
     from word2bert.course import runner
 
     try:
-        if args.command == "run":
+        if args.command == "smoke":
+            runner.run_smoke(args.chapters, args.root, args.chapters_dir)
+        elif args.command == "run":
             runner.run_course(args.profile, args.chapters, args.chapters_dir, args.runs_dir, args.inplace,
                               fresh=args.fresh)
         else:

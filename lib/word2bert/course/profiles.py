@@ -134,3 +134,88 @@ def pick(table: dict, name: str | None = None) -> dict:
     cfg = dict(table[chosen])
     cfg["profile"] = chosen
     return cfg
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The gpu profile exercised without a GPU: W2B_SMOKE=1
+# ---------------------------------------------------------------------------------------------------------------
+
+SMOKE_ENV = "W2B_SMOKE"
+
+# Settings that say *how much* a chapter does (data slices, epochs, steps, seeds, sweeps, learned-result
+# thresholds): a smoke run takes them from the ci profile. Every other setting (model shapes, sequence lengths,
+# batch sizes, precision policy, which code paths run) comes from the gpu profile. Every key of every chapter's
+# table is named in exactly one of the two sets (tests/test_profiles.py checks the chapters), so a new setting
+# has to be classified before a smoke run can use it.
+SMOKE_AMOUNTS = frozenset({
+    # data slices
+    "train_sentences", "eval_sentences", "tokens", "wiki_sentences", "ptb_sentences", "train_pairs", "test_sources",
+    "train_verses", "wiki_train_articles", "hub_verses", "documents", "sizes", "pos_train", "pos_eval",
+    "polarity_train", "polarity_eval", "heads_pairs", "senses", "pairs", "ptb_train", "ptb_eval", "eval",
+    "valid_pairs", "bleu_subset", "blanks", "fill_in", "speed_rows", "speed_tokens",
+    # vocabularies learned from those slices
+    "vocab_size", "translation_sizes", "keep_size", "step_vocab",
+    # epochs, steps, budgets, patience, schedules tied to them
+    "nnlm_epochs", "lstm_epochs", "lstm_decay_after", "epochs", "cbow_epochs", "glove_epochs", "w2v_epochs",
+    "max_epochs", "patience", "train_minutes", "warmup_steps", "phases", "probe_epochs", "probe_steps",
+    "static_epochs", "mix_epochs", "tune_epochs", "ptb_epochs", "budget",
+    # repeats and sweeps
+    "seeds", "noise_seeds", "beam_settings", "rates", "frozen", "l2_values",
+    # what a learned result must reach (a few steps learn little)
+    "strict", "min_gain", "min_rho_gain", "cbow_tolerance", "mlm_factor", "nsp_floor", "nsp_margin",
+})
+SMOKE_SHAPES = frozenset({
+    "kn_orders", "nnlm_hidden", "nnlm_batch", "batch_size", "seq_len", "hidden_dim", "dropout", "compare_with_ngrams",
+    "wikipedia", "max_vocab", "dim", "window", "batch", "max_p", "min_count", "negatives", "sample", "lr", "adam_lr",
+    "window_size", "glove_batch", "glove_lr", "max_len", "src_vocab", "tgt_vocab", "embedding_dim",
+    "units", "learning_rate", "compare_with_copy", "scores", "compare_scores", "compare_with_words", "pieces", "gru",
+    "model", "peak_learning_rate", "label_smoothing", "speed_batch", "precision", "recipe", "packed", "mask_rate",
+    "warmup_share", "checkpoint", "lengths", "doc_stride", "buckets", "curve", "reference_blocks", "ptb_model",
+    "ptb_len", "ptb_batch", "ptb_rate", "ptb_dropout", "eval_stride", "size", "pre_len", "pre_batch", "pre_rate",
+    "task_len", "pll_len",
+})
+
+
+def smoke() -> bool:
+    """True when ``W2B_SMOKE`` asks for a smoke run (``1``, ``true`` or ``yes``); False when unset, empty or
+    ``0``/``false``/``no``.
+
+    Raises:
+        ValueError: any other value (the message says what to write).
+    """
+    value = os.environ.get(SMOKE_ENV, "").strip().lower()
+    if value in ("", "0", "false", "no"):
+        return False
+    if value in ("1", "true", "yes"):
+        return True
+    raise ValueError(f"{SMOKE_ENV}={value!r} is not understood: set it to 1 for a smoke run, or unset it")
+
+
+def smoke_sizes(table: dict) -> dict:
+    """A chapter's settings for a smoke run: the gpu profile's shapes with the ci profile's amounts.
+
+    Args:
+        table: ``{"ci": {...}, "cpu": {...}, "gpu": {...}}`` as ``pick`` takes it.
+
+    Returns:
+        dict: every gpu setting, those named in ``SMOKE_AMOUNTS`` replaced by their ci value; ``"profile"`` is
+        ``"gpu"`` and ``"smoke"`` is True.
+
+    Raises:
+        ValueError: the table lacks a profile; a setting named in neither ``SMOKE_AMOUNTS`` nor ``SMOKE_SHAPES``
+            (classify it there first); an amount the ci profile does not set.
+    """
+    missing = [p for p in PROFILES if p not in table]
+    if missing:
+        raise ValueError(f"profile table lacks {missing}; it needs keys {list(PROFILES)}")
+    gpu, ci = table["gpu"], table["ci"]
+    unknown = sorted(k for k in gpu if k not in SMOKE_AMOUNTS and k not in SMOKE_SHAPES)
+    if unknown:
+        raise ValueError(f"settings {unknown} are neither amounts nor shapes for a smoke run: add each to "
+                         "SMOKE_AMOUNTS or SMOKE_SHAPES in word2bert.course.profiles")
+    no_ci = sorted(k for k in gpu if k in SMOKE_AMOUNTS and k not in ci)
+    if no_ci:
+        raise ValueError(f"amounts {no_ci} have no ci value to run a smoke run with")
+    cfg = {k: (ci[k] if k in SMOKE_AMOUNTS else v) for k, v in gpu.items()}
+    cfg["profile"], cfg["smoke"] = "gpu", True
+    return cfg

@@ -39,7 +39,7 @@ def report(chapter: str, profile: str, metrics: dict, seconds: float | None = No
 
     Returns:
         dict with keys ``chapter``, ``profile``, ``backend``, ``device``, ``cpu``,
-        ``seconds``, ``metrics``.
+        ``seconds``, ``metrics``; and ``smoke`` (True) in a smoke run (``W2B_SMOKE=1``).
 
     Raises:
         ValueError: unknown ``profile``; ``metrics`` is not flat (a value is a dict, list
@@ -72,5 +72,9 @@ def report(chapter: str, profile: str, metrics: dict, seconds: float | None = No
         "seconds": round(time.time() - _START if seconds is None else seconds, 1),
         "metrics": clean,
     }
+    from word2bert.course.profiles import smoke
+
+    if smoke():  # a smoke run's numbers come from a few steps: never to be read as the profile's results
+        record["smoke"] = True
     print("W2B_RESULTS " + json.dumps(record))
     return record

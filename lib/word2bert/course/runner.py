@@ -234,6 +234,60 @@ def run_course(profile: str | None = None, selection=(), chapters_dir="chapters"
     return records
 
 
+def run_smoke(selection=(), root=None, chapters_dir="chapters", data_dir="data",
+              jax_devices: int = 2) -> list[dict]:
+    """Run chapters with the gpu profile's shapes and the ci profile's amounts (``W2B_SMOKE=1``), on this machine.
+
+    Everything is written under a scratch folder ``root`` (default: a new temporary folder): copies of the chapters,
+    an empty ``models/`` (so a smoke run never touches the checkpoints of a real gpu run), ``runs/gpu/`` with each
+    executed notebook, and a link to the real ``data/`` (its caches are read, as by a real run). Chapter 09, when
+    selected, then runs a second time on the JAX backend with ``jax_devices`` simulated CPU devices
+    (``XLA_FLAGS=--xla_force_host_platform_device_count``), so that its data-parallel path runs too
+    (``runs/gpu-jax/``). Use ``python -m word2bert smoke [chapters]``.
+
+    Returns:
+        the result records of every chapter run (each with ``smoke: True``), chapter 09's JAX run last.
+
+    Raises:
+        ChapterError: the first chapter that fails (its executed notebook is kept under ``root``).
+        ValueError, FileNotFoundError: bad selection, no chapters, no ``data_dir``.
+    """
+    import shutil
+    import tempfile
+
+    data = Path(data_dir).resolve()
+    if not data.is_dir():
+        raise FileNotFoundError(f"no data folder at {data}: run the smoke test from the repository root")
+    chapters = find_chapters(chapters_dir, selection)
+    root = Path(root) if root is not None else Path(tempfile.mkdtemp(prefix="w2b-smoke-"))
+    (root / "chapters").mkdir(parents=True, exist_ok=True)
+    for path in Path(chapters_dir).glob("*.ipynb"):   # every chapter: later ones read earlier notebooks' results
+        shutil.copy2(path, root / "chapters" / path.name)
+    (root / "models").mkdir(exist_ok=True)
+    if not (root / "data").exists():
+        (root / "data").symlink_to(data, target_is_directory=True)
+    print(f"word2bert: smoke run (gpu shapes, ci amounts) in {root}", file=sys.stderr)
+    saved = {k: os.environ.get(k) for k in ("W2B_SMOKE", "KERAS_BACKEND", "XLA_FLAGS")}
+    try:
+        os.environ["W2B_SMOKE"] = "1"
+        records = run_course("gpu", [p.stem for p in chapters], root / "chapters", root / "runs", fresh=True)
+        nine = [p for p in chapters if p.stem.startswith("09_")]
+        if nine and jax_devices > 1:
+            os.environ["KERAS_BACKEND"] = "jax"
+            os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={int(jax_devices)}"
+            out_dir = root / "runs" / "gpu-jax"
+            out_dir.mkdir(parents=True, exist_ok=True)
+            records.append(run_chapter(root / "chapters" / nine[0].name, out_dir, "gpu"))
+            print(format_table(records[-1:]))
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return records
+
+
 def committed_table(chapters_dir="chapters", ci_results="runs/ci/results.json") -> str:
     """Every metric of every committed run (the website's results page): each chapter's topic, run and results.
 
