@@ -194,3 +194,10 @@ def test_smoke_run_works_in_a_scratch_folder_with_the_smoke_switch_and_leaves_mo
     assert (root / "runs" / "gpu" / "01_demo.ipynb").exists()
     with pytest.raises(FileNotFoundError, match="no data folder"):
         runner.run_smoke([], tmp_path / "other", chapters, tmp_path / "missing")
+    # a failing chapter does not stop the ones after it; the run fails at the end and the table says which
+    _write(chapters / "00_broken.ipynb", "raise RuntimeError('gpu path broken')")
+    with pytest.raises(runner.ChapterError, match=r"00_broken \(tensorflow\) failed"):
+        runner.run_smoke([], tmp_path / "again", chapters, data)
+    table = (tmp_path / "again" / "runs" / "smoke.md").read_text()
+    assert "| 00_broken | tensorflow |" in table and "FAILED" in table and "| 01_demo | tensorflow |" in table
+    assert table.index("00_broken") < table.index("01_demo") and table.count("passed") == 1

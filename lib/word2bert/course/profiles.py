@@ -161,14 +161,14 @@ SMOKE_AMOUNTS = frozenset({
     "static_epochs", "mix_epochs", "tune_epochs", "ptb_epochs", "budget",
     # repeats and sweeps
     "seeds", "noise_seeds", "beam_settings", "rates", "frozen", "l2_values",
-    # what a learned result must reach (a few steps learn little)
-    "strict", "min_gain", "min_rho_gain", "cbow_tolerance", "mlm_factor", "nsp_floor", "nsp_margin",
+    # what a learned result must reach (a few steps learn little), and the comparisons that need full data
+    "strict", "compare_with_ngrams", "compare_with_copy", "compare_scores", "compare_with_words", "min_gain", "min_rho_gain", "cbow_tolerance", "mlm_factor", "nsp_floor", "nsp_margin",
 })
 SMOKE_SHAPES = frozenset({
-    "kn_orders", "nnlm_hidden", "nnlm_batch", "batch_size", "seq_len", "hidden_dim", "dropout", "compare_with_ngrams",
+    "kn_orders", "nnlm_hidden", "nnlm_batch", "batch_size", "seq_len", "hidden_dim", "dropout",
     "wikipedia", "max_vocab", "dim", "window", "batch", "max_p", "min_count", "negatives", "sample", "lr", "adam_lr",
     "window_size", "glove_batch", "glove_lr", "max_len", "src_vocab", "tgt_vocab", "embedding_dim",
-    "units", "learning_rate", "compare_with_copy", "scores", "compare_scores", "compare_with_words", "pieces", "gru",
+    "units", "learning_rate", "scores", "pieces", "gru",
     "model", "peak_learning_rate", "label_smoothing", "speed_batch", "precision", "recipe", "packed", "mask_rate",
     "warmup_share", "checkpoint", "lengths", "doc_stride", "buckets", "curve", "reference_blocks", "ptb_model",
     "ptb_len", "ptb_batch", "ptb_rate", "ptb_dropout", "eval_stride", "size", "pre_len", "pre_batch", "pre_rate",

@@ -240,16 +240,18 @@ def run_smoke(selection=(), root=None, chapters_dir="chapters", data_dir="data",
 
     Everything is written under a scratch folder ``root`` (default: a new temporary folder): copies of the chapters,
     an empty ``models/`` (so a smoke run never touches the checkpoints of a real gpu run), ``runs/gpu/`` with each
-    executed notebook, and a link to the real ``data/`` (its caches are read, as by a real run). Chapter 09, when
-    selected, then runs a second time on the JAX backend with ``jax_devices`` simulated CPU devices
+    executed notebook, and a link to the real ``data/`` (its caches are read, as by a real run). Every selected
+    chapter runs, in order, even after one fails (a chapter that reads a failed one's files then fails too). Chapter
+    09, when selected, then runs a second time on the JAX backend with ``jax_devices`` simulated CPU devices
     (``XLA_FLAGS=--xla_force_host_platform_device_count``), so that its data-parallel path runs too
-    (``runs/gpu-jax/``). Use ``python -m word2bert smoke [chapters]``.
+    (``runs/gpu-jax/``). A table of every chapter's outcome and minutes is printed and saved as ``runs/smoke.md``.
+    Use ``python -m word2bert smoke [chapters]``.
 
     Returns:
         the result records of every chapter run (each with ``smoke: True``), chapter 09's JAX run last.
 
     Raises:
-        ChapterError: the first chapter that fails (its executed notebook is kept under ``root``).
+        ChapterError: after the last chapter, when any failed (each failed notebook is kept under ``root``).
         ValueError, FileNotFoundError: bad selection, no chapters, no ``data_dir``.
     """
     import shutil
@@ -267,24 +269,38 @@ def run_smoke(selection=(), root=None, chapters_dir="chapters", data_dir="data",
     if not (root / "data").exists():
         (root / "data").symlink_to(data, target_is_directory=True)
     print(f"word2bert: smoke run (gpu shapes, ci amounts) in {root}", file=sys.stderr)
+    runs = [(path, "tensorflow", root / "runs" / "gpu") for path in chapters]
+    runs += [(path, "jax", root / "runs" / "gpu-jax") for path in chapters
+             if path.stem.startswith("09_") and jax_devices > 1]
     saved = {k: os.environ.get(k) for k in ("W2B_SMOKE", "KERAS_BACKEND", "XLA_FLAGS")}
+    records, lines, failed = [], [], []
     try:
         os.environ["W2B_SMOKE"] = "1"
-        records = run_course("gpu", [p.stem for p in chapters], root / "chapters", root / "runs", fresh=True)
-        nine = [p for p in chapters if p.stem.startswith("09_")]
-        if nine and jax_devices > 1:
-            os.environ["KERAS_BACKEND"] = "jax"
-            os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={int(jax_devices)}"
-            out_dir = root / "runs" / "gpu-jax"
+        for path, backend, out_dir in runs:
+            os.environ["KERAS_BACKEND"] = backend
+            if backend == "jax":
+                os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={int(jax_devices)}"
             out_dir.mkdir(parents=True, exist_ok=True)
-            records.append(run_chapter(root / "chapters" / nine[0].name, out_dir, "gpu"))
-            print(format_table(records[-1:]))
+            started = time.time()
+            try:
+                records.append(run_chapter(root / "chapters" / path.name, out_dir, "gpu"))
+                outcome = "passed"
+            except ChapterError as err:
+                failed.append(f"{path.stem} ({backend})")
+                outcome = "FAILED: " + str(err).splitlines()[0]
+            lines.append(f"| {path.stem} | {backend} | {(time.time() - started) / 60:.1f} | {outcome} |")
+            print(lines[-1], file=sys.stderr)
     finally:
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+    table = "| chapter | backend | minutes | outcome |\n|---|---|---|---|\n" + "\n".join(lines)
+    atomic_write(root / "runs" / "smoke.md", table + "\n")
+    print(table)
+    if failed:
+        raise ChapterError(f"smoke run: {', '.join(failed)} failed; the executed notebooks are in {root / 'runs'}")
     return records
 
 
