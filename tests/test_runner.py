@@ -174,12 +174,14 @@ def test_smoke_run_works_in_a_scratch_folder_with_the_smoke_switch_and_leaves_mo
     chapters.mkdir()
     data.mkdir()
     (data / "corpus.txt").write_text("real data")
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "sweep.jsonl").write_text("{}")
     (tmp_path / "models").mkdir()
     _write(chapters / "01_demo.ipynb",
            "import os, json, pathlib\n"
            "seen = {k: os.environ.get(k) for k in ('W2B_PROFILE', 'W2B_SMOKE', 'KERAS_BACKEND')}\n"
            "assert False, 'learned-result asserts are off in a smoke run'\n"
-           "text = pathlib.Path('../data/corpus.txt').read_text()\n"
+           "text = pathlib.Path('../data/corpus.txt').read_text() + pathlib.Path('../benchmarks/sweep.jsonl').read_text()\n"
            "pathlib.Path('../models/gpu').mkdir(parents=True, exist_ok=True)\n"
            "pathlib.Path('../models/gpu/01_demo.txt').write_text('smoke')",
            "print('W2B_RESULTS ' + json.dumps({'chapter': '01_demo', 'profile': seen['W2B_PROFILE'], "
@@ -188,7 +190,7 @@ def test_smoke_run_works_in_a_scratch_folder_with_the_smoke_switch_and_leaves_mo
     monkeypatch.delenv("W2B_SMOKE", raising=False)
     root = tmp_path / "scratch"
     records = runner.run_smoke([], root, chapters, data)
-    assert records[0]["profile"] == "gpu" and records[0]["metrics"] == {"smoke": "1", "text": "real data"}
+    assert records[0]["profile"] == "gpu" and records[0]["metrics"] == {"smoke": "1", "text": "real data{}"}
     assert "W2B_SMOKE" not in os.environ
     assert (root / "models" / "gpu" / "01_demo.txt").read_text() == "smoke"
     assert not (tmp_path / "models" / "gpu").exists()          # the real models folder is untouched

@@ -240,7 +240,8 @@ def run_smoke(selection=(), root=None, chapters_dir="chapters", data_dir="data",
 
     Everything is written under a scratch folder ``root`` (default: a new temporary folder): copies of the chapters,
     an empty ``models/`` (so a smoke run never touches the checkpoints of a real gpu run), ``runs/gpu/`` with each
-    executed notebook, and a link to the real ``data/`` (its caches are read, as by a real run). A few steps learn
+    executed notebook, and links to the real ``data/`` and ``benchmarks/`` beside ``data_dir`` (read, as by a real
+    run). A few steps learn
     little, so the kernels run with ``PYTHONOPTIMIZE=1``: the notebooks' ``assert`` statements on learned results
     are skipped, while every error a cell raises (shapes, dtypes, a missing file, a non-finite loss that a library
     function rejects) still fails the chapter. Every selected
@@ -269,8 +270,9 @@ def run_smoke(selection=(), root=None, chapters_dir="chapters", data_dir="data",
     for path in Path(chapters_dir).glob("*.ipynb"):   # every chapter: later ones read earlier notebooks' results
         shutil.copy2(path, root / "chapters" / path.name)
     (root / "models").mkdir(exist_ok=True)
-    if not (root / "data").exists():
-        (root / "data").symlink_to(data, target_is_directory=True)
+    for name, source in (("data", data), ("benchmarks", data.parent / "benchmarks")):  # read, never written
+        if source.is_dir() and not (root / name).exists():
+            (root / name).symlink_to(source, target_is_directory=True)
     print(f"word2bert: smoke run (gpu shapes, ci amounts) in {root}", file=sys.stderr)
     runs = [(path, "tensorflow", root / "runs" / "gpu") for path in chapters]
     runs += [(path, "jax", root / "runs" / "gpu-jax") for path in chapters
