@@ -204,3 +204,10 @@ def test_smoke_run_works_in_a_scratch_folder_with_the_smoke_switch_and_leaves_mo
     table = (tmp_path / "again" / "runs" / "smoke.md").read_text()
     assert "| 00_broken | tensorflow |" in table and "FAILED" in table and "| 01_demo | tensorflow |" in table
     assert table.index("00_broken") < table.index("01_demo") and table.count("passed") == 1
+
+
+def test_a_kernel_that_dies_is_a_chapter_error_naming_the_cell(tmp_path):
+    _write(tmp_path / "01_dies.ipynb", "x = 1", "import os\nos._exit(3)", "print('never')")
+    with pytest.raises(runner.ChapterError, match=r"01_dies.ipynb: the kernel died after cell 1 of 3"):
+        runner.run_chapter(tmp_path / "01_dies.ipynb", tmp_path, "ci")
+    assert (tmp_path / "01_dies.ipynb").exists()

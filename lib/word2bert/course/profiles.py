@@ -143,8 +143,9 @@ def pick(table: dict, name: str | None = None) -> dict:
 SMOKE_ENV = "W2B_SMOKE"
 
 # Settings that say *how much* a chapter does (data slices, epochs, steps, seeds, sweeps, learned-result
-# thresholds): a smoke run takes them from the ci profile. Every other setting (model shapes, sequence lengths,
-# batch sizes, precision policy, which code paths run) comes from the gpu profile. Every key of every chapter's
+# thresholds, and the batch sizes those slices must fill): a smoke run takes them from the ci profile. Every other
+# setting (model shapes, sequence lengths, precision policy, which code paths run) comes from the gpu profile. Every
+# key of every chapter's
 # table is named in exactly one of the two sets (tests/test_profiles.py checks the chapters), so a new setting
 # has to be classified before a smoke run can use it.
 SMOKE_AMOUNTS = frozenset({
@@ -159,19 +160,22 @@ SMOKE_AMOUNTS = frozenset({
     "nnlm_epochs", "lstm_epochs", "lstm_decay_after", "epochs", "cbow_epochs", "glove_epochs", "w2v_epochs",
     "max_epochs", "patience", "train_minutes", "warmup_steps", "phases", "probe_epochs", "probe_steps",
     "static_epochs", "mix_epochs", "tune_epochs", "ptb_epochs", "budget",
+    # batch sizes: a data slice must fill them (chapter 09's 24 documents give 122 held-out pairs, not 128)
+    "batch_size", "batch", "nnlm_batch", "glove_batch", "ptb_batch", "pre_batch", "speed_batch",
     # repeats and sweeps
     "seeds", "noise_seeds", "beam_settings", "rates", "frozen", "l2_values",
     # what a learned result must reach (a few steps learn little), and the comparisons that need full data
-    "strict", "compare_with_ngrams", "compare_with_copy", "compare_scores", "compare_with_words", "min_gain", "min_rho_gain", "cbow_tolerance", "mlm_factor", "nsp_floor", "nsp_margin",
+    "strict", "compare_with_ngrams", "compare_with_copy", "compare_scores", "compare_with_words", "min_gain",
+    "min_rho_gain", "cbow_tolerance", "mlm_factor", "nsp_floor", "nsp_margin",
 })
 SMOKE_SHAPES = frozenset({
-    "kn_orders", "nnlm_hidden", "nnlm_batch", "batch_size", "seq_len", "hidden_dim", "dropout",
-    "wikipedia", "max_vocab", "dim", "window", "batch", "max_p", "min_count", "negatives", "sample", "lr", "adam_lr",
-    "window_size", "glove_batch", "glove_lr", "max_len", "src_vocab", "tgt_vocab", "embedding_dim",
+    "kn_orders", "nnlm_hidden", "seq_len", "hidden_dim", "dropout",
+    "wikipedia", "max_vocab", "dim", "window", "max_p", "min_count", "negatives", "sample", "lr", "adam_lr",
+    "window_size", "glove_lr", "max_len", "src_vocab", "tgt_vocab", "embedding_dim",
     "units", "learning_rate", "scores", "pieces", "gru",
-    "model", "peak_learning_rate", "label_smoothing", "speed_batch", "precision", "recipe", "packed", "mask_rate",
+    "model", "peak_learning_rate", "label_smoothing", "precision", "recipe", "packed", "mask_rate",
     "warmup_share", "checkpoint", "lengths", "doc_stride", "buckets", "curve", "reference_blocks", "ptb_model",
-    "ptb_len", "ptb_batch", "ptb_rate", "ptb_dropout", "eval_stride", "size", "pre_len", "pre_batch", "pre_rate",
+    "ptb_len", "ptb_rate", "ptb_dropout", "eval_stride", "size", "pre_len", "pre_rate",
     "task_len", "pll_len",
 })
 

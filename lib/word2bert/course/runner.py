@@ -89,7 +89,7 @@ def run_chapter(path: Path, out_dir: Path, profile: str, inplace: bool = False, 
     """
     import nbformat
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
+    from nbclient.exceptions import CellExecutionError, DeadKernelError
 
     nb = nbformat.read(path, as_version=4)
     code_cells = sum(c.cell_type == "code" for c in nb.cells)
@@ -116,6 +116,11 @@ def run_chapter(path: Path, out_dir: Path, profile: str, inplace: bool = False, 
         failed = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"
                        and any(o.get("output_type") == "error" for o in c.get("outputs", []))), None)
         raise ChapterError(f"{path.name} failed in cell {failed}:\n{err}") from None
+    except (DeadKernelError, AssertionError) as err:   # nbclient's clean-up after a dead kernel asserts
+        strip_noise(nb)
+        atomic_write(out_dir / path.name, nbformat.writes(nb))
+        raise ChapterError(f"{path.name}: the kernel died after cell {done['n']} of {code_cells} (out of memory? "
+                           f"see {log_path}): {type(err).__name__} {err}") from None
     finally:
         if previous_profile is None:
             os.environ.pop("W2B_PROFILE", None)
