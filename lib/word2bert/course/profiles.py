@@ -158,7 +158,7 @@ SMOKE_AMOUNTS = frozenset({
     "vocab_size", "translation_sizes", "keep_size", "step_vocab",
     # epochs, steps, budgets, patience, schedules tied to them
     "nnlm_epochs", "lstm_epochs", "lstm_decay_after", "epochs", "cbow_epochs", "glove_epochs", "w2v_epochs",
-    "max_epochs", "patience", "train_minutes", "warmup_steps", "phases", "probe_epochs", "probe_steps",
+    "max_epochs", "patience", "train_minutes", "warmup_steps", "probe_epochs", "probe_steps",
     "static_epochs", "mix_epochs", "tune_epochs", "ptb_epochs", "budget",
     # batch sizes: a data slice must fill them (chapter 09's 24 documents give 122 held-out pairs, not 128)
     "batch_size", "batch", "nnlm_batch", "glove_batch", "ptb_batch", "pre_batch", "speed_batch",
@@ -178,6 +178,13 @@ SMOKE_SHAPES = frozenset({
     "ptb_len", "ptb_rate", "ptb_dropout", "eval_stride", "size", "pre_len", "pre_rate",
     "task_len", "pll_len",
 })
+
+# Settings that hold both: chapter 09's phases are (max_len, rounds, pairs per round); the encoder it saves is as
+# long as its last phase, and chapters 10-11 read it at the gpu profile's lengths, so a smoke run keeps the gpu
+# lengths and takes the rounds and pairs from ci.
+SMOKE_MIXED = {
+    "phases": lambda ci, gpu: tuple((g[0], *c[1:]) for c, g in zip(ci, gpu, strict=True)),
+}
 
 
 def smoke() -> bool:
@@ -202,24 +209,26 @@ def smoke_sizes(table: dict) -> dict:
         table: ``{"ci": {...}, "cpu": {...}, "gpu": {...}}`` as ``pick`` takes it.
 
     Returns:
-        dict: every gpu setting, those named in ``SMOKE_AMOUNTS`` replaced by their ci value; ``"profile"`` is
-        ``"gpu"`` and ``"smoke"`` is True.
+        dict: every gpu setting, those named in ``SMOKE_AMOUNTS`` replaced by their ci value and those in
+        ``SMOKE_MIXED`` merged from both; ``"profile"`` is ``"gpu"`` and ``"smoke"`` is True.
 
     Raises:
-        ValueError: the table lacks a profile; a setting named in neither ``SMOKE_AMOUNTS`` nor ``SMOKE_SHAPES``
-            (classify it there first); an amount the ci profile does not set.
+        ValueError: the table lacks a profile; a setting named in none of ``SMOKE_AMOUNTS``, ``SMOKE_SHAPES`` and
+            ``SMOKE_MIXED`` (classify it there first); an amount the ci profile does not set; mixed settings that
+            do not pair up (two phases against three).
     """
     missing = [p for p in PROFILES if p not in table]
     if missing:
         raise ValueError(f"profile table lacks {missing}; it needs keys {list(PROFILES)}")
     gpu, ci = table["gpu"], table["ci"]
-    unknown = sorted(k for k in gpu if k not in SMOKE_AMOUNTS and k not in SMOKE_SHAPES)
+    unknown = sorted(k for k in gpu if k not in SMOKE_AMOUNTS and k not in SMOKE_SHAPES and k not in SMOKE_MIXED)
     if unknown:
         raise ValueError(f"settings {unknown} are neither amounts nor shapes for a smoke run: add each to "
                          "SMOKE_AMOUNTS or SMOKE_SHAPES in word2bert.course.profiles")
-    no_ci = sorted(k for k in gpu if k in SMOKE_AMOUNTS and k not in ci)
+    no_ci = sorted(k for k in gpu if (k in SMOKE_AMOUNTS or k in SMOKE_MIXED) and k not in ci)
     if no_ci:
         raise ValueError(f"amounts {no_ci} have no ci value to run a smoke run with")
-    cfg = {k: (ci[k] if k in SMOKE_AMOUNTS else v) for k, v in gpu.items()}
+    cfg = {k: (SMOKE_MIXED[k](ci[k], v) if k in SMOKE_MIXED else ci[k] if k in SMOKE_AMOUNTS else v)
+           for k, v in gpu.items()}
     cfg["profile"], cfg["smoke"] = "gpu", True
     return cfg
