@@ -9,6 +9,7 @@ of every committed run, the table on the website's results page.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -81,6 +82,25 @@ def strip_noise(nb) -> None:
         cell.get("metadata", {}).pop("execution", None)
 
 
+@contextlib.contextmanager
+def _environment(**values):
+    """Set environment variables (None: unset) for the block, the kernels started in it inheriting them; restore
+    each one's earlier value (or absence) afterwards."""
+    def apply(settings):
+        for key, value in settings.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+    earlier = {key: os.environ.get(key) for key in values}
+    try:
+        apply(values)
+        yield
+    finally:
+        apply(earlier)
+
+
 def run_chapter(path: Path, out_dir: Path, profile: str, inplace: bool = False, progress=None) -> dict:
     """Execute one chapter; return its last ``W2B_RESULTS`` record.
 
@@ -100,32 +120,23 @@ def run_chapter(path: Path, out_dir: Path, profile: str, inplace: bool = False, 
         if progress is not None:
             progress.set_postfix_str(f"{path.stem}: cell {done['n']}/{code_cells}")
 
-    previous_profile = os.environ.get("W2B_PROFILE")
-    os.environ["W2B_PROFILE"] = profile  # the kernel inherits the environment
     client = NotebookClient(nb, timeout=None, kernel_name="python3", record_timing=False,
                             resources={"metadata": {"path": str(path.parent)}},
                             on_cell_executed=on_cell_executed)
     started = time.time()
     log_path = out_dir / f"{path.stem}.kernel.log"  # the backend's start-up chatter goes here, not to the terminal
     try:
-        with open(log_path, "wb") as kernel_log:
+        with open(log_path, "wb") as kernel_log, _environment(W2B_PROFILE=profile):  # the kernel inherits it
             client.execute(stderr=kernel_log)
-    except CellExecutionError as err:
-        strip_noise(nb)
+    except (CellExecutionError, DeadKernelError, AssertionError) as err:   # nbclient's clean-up after a dead
+        strip_noise(nb)                                                    # kernel asserts
         atomic_write(out_dir / path.name, nbformat.writes(nb))
-        failed = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"
-                       and any(o.get("output_type") == "error" for o in c.get("outputs", []))), None)
-        raise ChapterError(f"{path.name} failed in cell {failed}:\n{err}") from None
-    except (DeadKernelError, AssertionError) as err:   # nbclient's clean-up after a dead kernel asserts
-        strip_noise(nb)
-        atomic_write(out_dir / path.name, nbformat.writes(nb))
+        if isinstance(err, CellExecutionError):
+            failed = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+                           and any(o.get("output_type") == "error" for o in c.get("outputs", []))), None)
+            raise ChapterError(f"{path.name} failed in cell {failed}:\n{err}") from None
         raise ChapterError(f"{path.name}: the kernel died after cell {done['n']} of {code_cells} (out of memory? "
                            f"see {log_path}): {type(err).__name__} {err}") from None
-    finally:
-        if previous_profile is None:
-            os.environ.pop("W2B_PROFILE", None)
-        else:
-            os.environ["W2B_PROFILE"] = previous_profile
     strip_noise(nb)
     atomic_write(out_dir / path.name, nbformat.writes(nb))
     if inplace:
@@ -282,33 +293,24 @@ def run_smoke(selection=(), root=None, chapters_dir="chapters", data_dir="data",
     runs = [(path, "tensorflow", root / "runs" / "gpu") for path in chapters]
     runs += [(path, "jax", root / "runs" / "gpu-jax") for path in chapters
              if path.stem.startswith("09_") and jax_devices > 1]
-    saved = {k: os.environ.get(k) for k in ("W2B_SMOKE", "KERAS_BACKEND", "XLA_FLAGS", "PYTHONOPTIMIZE")}
     records, lines, failed = [], [], []
-    try:
-        os.environ["W2B_SMOKE"] = "1"
-        # a handful of steps learns little: the notebooks' asserts on learned results are off in the kernels
-        # (python -O drops assert statements); every error a cell raises still fails the chapter
-        os.environ["PYTHONOPTIMIZE"] = "1"
+    # a handful of steps learns little: the notebooks' asserts on learned results are off in the kernels (python -O
+    # drops assert statements); every error a cell raises still fails the chapter
+    with _environment(W2B_SMOKE="1", PYTHONOPTIMIZE="1"):
         for path, backend, out_dir in runs:
-            os.environ["KERAS_BACKEND"] = backend
-            if backend == "jax":
-                os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={int(jax_devices)}"
+            devices = ({"XLA_FLAGS": f"--xla_force_host_platform_device_count={int(jax_devices)}"}
+                       if backend == "jax" else {})
             out_dir.mkdir(parents=True, exist_ok=True)
             started = time.time()
             try:
-                records.append(run_chapter(root / "chapters" / path.name, out_dir, "gpu"))
+                with _environment(KERAS_BACKEND=backend, **devices):
+                    records.append(run_chapter(root / "chapters" / path.name, out_dir, "gpu"))
                 outcome = "passed"
             except ChapterError as err:
                 failed.append(f"{path.stem} ({backend})")
                 outcome = "FAILED: " + str(err).splitlines()[0]
             lines.append(f"| {path.stem} | {backend} | {(time.time() - started) / 60:.1f} | {outcome} |")
             print(lines[-1], file=sys.stderr)
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
     table = "| chapter | backend | minutes | outcome |\n|---|---|---|---|\n" + "\n".join(lines)
     atomic_write(root / "runs" / "smoke.md", table + "\n")
     print(table)
