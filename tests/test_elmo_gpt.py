@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from layer_checks import run_layer_test, to_numpy
+from word2bert.bert import layer_features
 from word2bert.lm import (BidirectionalLM, ElmoClassifier, ElmoTokenTagger, bilm_targets, reverse_padded,
                           sliding_windows, stream_perplexity)
 from word2bert.transformer import DecoderOnlyTransformer, GPTClassifier, GPTTokenTagger
@@ -50,6 +51,52 @@ def test_causal_position_is_independent_of_later_tokens():
         out = to_numpy(lm(changed))
         np.testing.assert_allclose(out[0, :i + 1], base[0, :i + 1], atol=1e-5)        # positions <= i: unmoved
         assert np.abs(out[0, i + 1:] - base[0, i + 1:]).max() > 1e-4                    # later ones do move
+
+
+def test_gpt_layer_states_are_the_blocks_run_one_by_one():
+    # dropout > 0 in the model: layer_states must run it off by default, as a frozen feature extractor
+    lm = _gpt(dropout=0.3)
+    ids = _rows()
+    states = [to_numpy(s) for s in lm.layer_states(ids)]
+    assert len(states) == 3 and all(s.shape == (2, 8, 16) for s in states)
+    mask = ids != 0
+    x = lm.target_embedding(ids)
+    np.testing.assert_allclose(states[0], to_numpy(x), atol=1e-6)
+    for i, block in enumerate(lm.decoder_blocks):
+        x = block(x, None, decoder_sequence_mask=mask)
+        expected = to_numpy(lm.final_norm(x)) if i == len(lm.decoder_blocks) - 1 else to_numpy(x)
+        np.testing.assert_allclose(states[i + 1], expected, atol=1e-5, err_msg=f"block {i}")
+    np.testing.assert_allclose(states[-1], to_numpy(lm.decoder_states(ids)), atol=1e-6)
+    assert np.abs(states[1] - states[2]).max() > 1e-3            # each layer its own, not the last one repeated
+    # a dict with an explicit mask gives the same vectors
+    same = lm.layer_states({"token_ids": ids, "padding_mask": mask})
+    np.testing.assert_allclose(to_numpy(same[1]), states[1], atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["gpt", "bilm"])
+def test_layer_features_of_gpt_and_bilm_equal_their_layer_states(kind):
+    # rows of real lengths 40, 33, 7, 20 and 1, padded to 40: batches are cut to 32 or 40 columns, which must not
+    # change a real position's vector (for the backward LSTM: the reversal stays inside the real tokens)
+    lm = _gpt(max_len=40, dropout=0.3) if kind == "gpt" else _bilm(dropout=0.3)
+    rng = np.random.default_rng(0)
+    ids = rng.integers(1, VOCAB, (5, 40)).astype(np.int32)
+    for r, n in enumerate((40, 33, 7, 20, 1)):
+        ids[r, n:] = 0
+    full = np.stack([to_numpy(s) for s in lm.layer_states(ids)], axis=2)               # (5, 40, 3, width)
+    width = 16 if kind == "gpt" else 16                                                  # d_model; 2 x hidden 8
+    assert full.shape == (5, 40, 3, width)
+    mask = (ids != 0)[:, :, None, None]
+    mean = (full * mask).sum(1) / mask.sum(1)
+    for batch_size in (1, 2, 5):
+        got = layer_features(lm, {"token_ids": ids}, pooling="mean", batch_size=batch_size)
+        np.testing.assert_allclose(got, mean, atol=1e-5, err_msg=f"batch_size {batch_size}")
+    select = ids != 0
+    select[:, 0] = False
+    select[4, 0] = True
+    got = layer_features(lm, {"token_ids": ids, "segment_ids": np.zeros_like(ids)}, select=select, batch_size=2)
+    np.testing.assert_allclose(got, full[select], atol=1e-5)
+    empty = layer_features(lm, {"token_ids": ids}, select=np.zeros_like(select), batch_size=2)
+    assert empty.shape == (0, 3, width)
 
 
 @pytest.mark.slow

@@ -223,7 +223,7 @@ def test_layer_features_refuses_bad_arguments():
         layer_features(backbone, {**x, "padding_mask": x["padding_mask"][:2]}, pooling="cls")
     with pytest.raises(ValueError, match="batch_size must be >= 1"):
         layer_features(backbone, x, pooling="cls", batch_size=0)
-    with pytest.raises(ValueError, match="BertBackbone"):
+    with pytest.raises(ValueError, match="BertBackbone or a model with a layer_states method"):
         layer_features(keras.Sequential([keras.layers.Dense(2)]), x, pooling="cls")
 
 

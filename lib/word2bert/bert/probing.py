@@ -37,6 +37,30 @@ def _check_backbone(backbone):
         raise ValueError(f"backbone must be a BertBackbone, got {type(backbone).__name__}")
 
 
+class _LayerStates(keras.Model):
+    """Calls ``source.layer_states(inputs, training=False)``: a model to run in batches."""
+
+    def __init__(self, source, **kwargs):
+        super().__init__(**kwargs)
+        self.source = source
+
+    def call(self, inputs):
+        return self.source.layer_states(inputs, training=False)
+
+
+def _states_model(model) -> tuple[keras.Model, set]:
+    """``(states_model, input_names)``: a model from a frozen model's inputs to its list of layer vectors, and the
+    input arrays it reads: ``layer_outputs_model`` for a ``BertBackbone``; for any other model with a
+    ``layer_states(inputs)`` method (``BidirectionalLM``, ``DecoderOnlyTransformer``), a wrapper reading
+    ``token_ids`` and ``padding_mask``."""
+    if isinstance(model, BertBackbone):
+        return layer_outputs_model(model), {"token_ids", "segment_ids", "padding_mask"}
+    if not callable(getattr(model, "layer_states", None)):
+        raise ValueError(f"backbone must be a BertBackbone or a model with a layer_states method (BidirectionalLM, "
+                         f"DecoderOnlyTransformer), got {type(model).__name__}")
+    return _LayerStates(model, name=f"{model.name}_layer_states"), {"token_ids", "padding_mask"}
+
+
 def layer_outputs_model(backbone: BertBackbone) -> keras.Model:
     """A functional ``keras.Model`` from BERT's inputs to all of ``backbone``'s hidden states.
 
@@ -74,12 +98,15 @@ def _check_inputs(inputs):
     return full
 
 
-def layer_features(backbone: BertBackbone, inputs: dict, select=None, pooling: str | None = None,
+def layer_features(backbone, inputs: dict, select=None, pooling: str | None = None,
                    batch_size: int = 64) -> np.ndarray:
     """Every layer's vectors of a frozen ``backbone`` (dropout off), as float32 NumPy arrays.
 
     Args:
-        backbone: a ``BertBackbone``.
+        backbone: a ``BertBackbone``, or a language model with a ``layer_states(inputs)`` method returning its
+            layers' ``(batch, L, width)`` vectors (``BidirectionalLM``: width ``2 * hidden_dim``;
+            ``DecoderOnlyTransformer``: ``d_model``), which reads ``token_ids`` and ``padding_mask`` (its
+            ``segment_ids`` are ignored).
         inputs: a dict of int arrays ``(n, L)``: ``"token_ids"``, optional ``"segment_ids"`` (default 0) and
             ``"padding_mask"`` (default ``token_ids != 0``), as ``encode_texts`` or ``align_first_pieces`` make.
         select: bool ``(n, L)``: keep the vector of each True position (e.g. ``labels != IGNORE_LABEL``, the
@@ -91,14 +118,14 @@ def layer_features(backbone: BertBackbone, inputs: dict, select=None, pooling: s
             is in the rows' own order.
 
     Returns:
-        float32 ``(n_selected, num_layers + 1, hidden_dim)`` with ``select``, ``(n, num_layers + 1, hidden_dim)``
-        with ``pooling``; index 0 of axis 1 is the embedding output.
+        float32 ``(n_selected, num_layers + 1, width)`` with ``select``, ``(n, num_layers + 1, width)``
+        with ``pooling``; index 0 of axis 1 is the embedding output (``width``: ``hidden_dim`` for a
+        ``BertBackbone``).
 
     Raises:
-        ValueError: not a ``BertBackbone``; neither or both of ``select`` and ``pooling``; an unknown pooling;
+        ValueError: neither a ``BertBackbone`` nor a model with ``layer_states``; neither or both of ``select`` and ``pooling``; an unknown pooling;
             ``select`` or a mask of another shape than ``token_ids``; ``batch_size`` < 1.
     """
-    _check_backbone(backbone)
     full = _check_inputs(inputs)
     if (select is None) == (pooling is None):
         raise ValueError("give exactly one of select (token positions) and pooling ('mean' or 'cls')")
@@ -111,11 +138,11 @@ def layer_features(backbone: BertBackbone, inputs: dict, select=None, pooling: s
     if int(batch_size) < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     if id(backbone) not in _LAYER_OUTPUTS:
-        _LAYER_OUTPUTS[id(backbone)] = (backbone, layer_outputs_model(backbone))
+        _LAYER_OUTPUTS[id(backbone)] = (backbone, _states_model(backbone))
         while len(_LAYER_OUTPUTS) > _LAYER_OUTPUTS_KEPT:
             _LAYER_OUTPUTS.popitem(last=False)
     _LAYER_OUTPUTS.move_to_end(id(backbone))
-    model = _LAYER_OUTPUTS[id(backbone)][1]
+    model, names = _LAYER_OUTPUTS[id(backbone)][1]
     n, length = full["token_ids"].shape
     # Rows go through longest first, each batch cut to the columns it needs (its longest real row, or its last
     # selected position, rounded up to a multiple of _WIDTH_STEP): trailing padding changes no real position's
@@ -129,11 +156,12 @@ def layer_features(backbone: BertBackbone, inputs: dict, select=None, pooling: s
     for start in range(0, n, int(batch_size)):
         rows = order[start:start + int(batch_size)]
         width = int(min(length, -(-int(needed[rows].max()) // _WIDTH_STEP) * _WIDTH_STEP))
-        batch = {k: v[rows, :width] for k, v in full.items()}
-        # a plain call, not predict_on_batch: Keras compiles predict_on_batch with XLA on TensorFlow once per input
-        # shape, and the batches here come in several widths
-        states = np.stack([ops.convert_to_numpy(s).astype(np.float32) for s in
-                           model(batch, training=False)], axis=2)             # (b, width, layers, hidden)
+        batch = {k: v[rows, :width] for k, v in full.items() if k in names}
+        # BERT: a plain call, not predict_on_batch: Keras compiles predict_on_batch with XLA on TensorFlow once per
+        # input shape, and the batches here come in several widths. A recurrent model run eagerly steps through the
+        # positions op by op (about 15x slower than compiled on a CPU), so it goes through predict_on_batch.
+        out = model(batch, training=False) if isinstance(backbone, BertBackbone) else model.predict_on_batch(batch)
+        states = np.stack([ops.convert_to_numpy(s).astype(np.float32) for s in out], axis=2)  # (b, width, layers, hidden)
         if select is not None:
             for i, row in enumerate(rows):
                 per_row[row] = states[i][select[row, :width]]
@@ -146,8 +174,11 @@ def layer_features(backbone: BertBackbone, inputs: dict, select=None, pooling: s
             for i, row in enumerate(rows):
                 per_row[row] = pooled[i][None]
     out = [r for r in per_row if r is not None]
-    width = (backbone.num_layers + 1, backbone.hidden_dim)
-    return np.concatenate(out) if out else np.zeros((0, *width), np.float32)
+    if out:
+        return np.concatenate(out)
+    one = {k: v[:1, :1] for k, v in full.items() if k in names} if n else {"token_ids": np.ones((1, 1), np.int32)}
+    states = model(one, training=False)
+    return np.zeros((0, len(states), states[0].shape[-1]), np.float32)
 
 
 class LinearProbe:

@@ -42,14 +42,23 @@ class DecoderStack(IncrementalDecoding):
         the vectors the output layer reads, which a fine-tuning head reads too (GPT's recipe). Arguments as
         ``run_decoder`` (with ``return_attention_scores``: ``(states, scores)``); position t depends on the inputs at
         positions <= t only (the causal mask)."""
+        states, scores = self._decoder_layers(decoder_input, memory, memory_mask, training, decoder_mask,
+                                              return_attention_scores)
+        x = states[-1]
+        return (x, scores) if return_attention_scores else x
+
+    def _decoder_layers(self, decoder_input, memory, memory_mask, training, decoder_mask, return_attention_scores):
+        """``(states, scores)``: the embedding output then every block's output (the last one after the final
+        LayerNorm of a pre-LN stack), and each block's attention weights (None without ``return_attention_scores``)."""
         x = self.embedding_dropout(self.target_embedding(decoder_input), training=training)
         mask = ops.not_equal(decoder_input, 0) if decoder_mask is None else decoder_mask
-        scores = []
+        states, scores = [x], []
         for block in self.decoder_blocks:
             out = block(x, memory, decoder_sequence_mask=mask, encoder_sequence_mask=memory_mask,
                         return_attention_scores=return_attention_scores, training=training)
             x, s = out if return_attention_scores else (out, None)
+            states.append(x)
             scores.append(s)
         if self.final_norm is not None:
-            x = self.final_norm(x)
-        return (x, scores) if return_attention_scores else x
+            states[-1] = self.final_norm(x)
+        return states, scores

@@ -11,6 +11,7 @@ from keras import ops
 from word2bert.decoding import beam_search, greedy_search
 from word2bert.layers import TokenAndPositionEmbedding, TransformerDecoderBlock, TransformerEncoderBlock
 from word2bert.layers.checks import check_model_dims
+from word2bert.layers.masking import token_ids_and_mask
 from word2bert.transformer.decoder_stack import DecoderStack
 
 
@@ -268,6 +269,22 @@ class DecoderOnlyTransformer(_Common, keras.Model):
 
     def compute_output_shape(self, input_shape):
         return (*tuple(input_shape)[:2], self.vocab_size)
+
+    def layer_states(self, inputs, training=None):
+        """Every layer's vectors: ``num_layers + 1`` float tensors ``(batch, T, d_model)``, the embedding output
+        (token + position) then each decoder block's output, the last one after the final LayerNorm of a pre-LN
+        stack (the vectors ``decoder_states`` returns). Position t has read positions <= t only.
+
+        Args:
+            inputs: int ``(batch, T)`` ids (0 = padding) or a dict with ``"token_ids"`` (and ``"padding_mask"``,
+                which then replaces ``token_ids != 0``), as ``BidirectionalLM.layer_states`` takes them.
+            training: dropout on or off.
+
+        Raises:
+            ValueError: a dict without ``"token_ids"``.
+        """
+        ids, mask = token_ids_and_mask(inputs)
+        return self._decoder_layers(ids, None, None, training, mask, False)[0]
 
     def compute_output_spec(self, inputs, training=None):
         return keras.KerasTensor(self.compute_output_shape(inputs.shape), dtype="float32")
