@@ -152,7 +152,7 @@ SMOKE_AMOUNTS = frozenset({
     "train_sentences", "eval_sentences", "tokens", "wiki_sentences", "ptb_sentences", "train_pairs", "test_sources",
     "train_verses", "wiki_train_articles", "hub_verses", "documents", "sizes", "pos_train", "pos_eval",
     "polarity_train", "polarity_eval", "heads_pairs", "senses", "pairs", "ptb_train", "ptb_eval", "eval",
-    "valid_pairs", "bleu_subset", "blanks", "fill_in", "speed_rows", "speed_tokens",
+    "valid_pairs", "bleu_subset", "blanks", "fill_in", "speed_rows", "speed_tokens", "bert_snapshot",
     # vocabularies learned from those slices
     "vocab_size", "translation_sizes", "keep_size", "step_vocab",
     # epochs, steps, budgets, patience, schedules tied to them
