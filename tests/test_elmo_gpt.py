@@ -83,7 +83,7 @@ def test_layer_features_of_gpt_and_bilm_equal_their_layer_states(kind):
     for r, n in enumerate((40, 33, 7, 20, 1)):
         ids[r, n:] = 0
     full = np.stack([to_numpy(s) for s in lm.layer_states(ids)], axis=2)               # (5, 40, 3, width)
-    width = 16 if kind == "gpt" else 16                                                  # d_model; 2 x hidden 8
+    width = 16                                                         # GPT's d_model; the biLM's 2 x hidden 8
     assert full.shape == (5, 40, 3, width)
     mask = (ids != 0)[:, :, None, None]
     mean = (full * mask).sum(1) / mask.sum(1)

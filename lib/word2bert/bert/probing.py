@@ -25,7 +25,7 @@ from word2bert.bert.model import BertBackbone
 from word2bert.bert.finetuning_data import row_extents
 
 SHARE_KINDS = ("[CLS]", "[SEP]", "self", "previous", "next", "same token", "other")
-# id(backbone) -> (backbone, its layer_outputs_model): the last few backbones read, so that repeated calls reuse one
+# id(backbone) -> (backbone, _states_model(backbone)): the last few backbones read, so that repeated calls reuse one
 # model (its predict function traced once); the entry holds the backbone, so an id cannot be reused while cached
 _LAYER_OUTPUTS: collections.OrderedDict = collections.OrderedDict()
 _WIDTH_STEP = 32                # batches are cut to a multiple of this many columns
@@ -48,17 +48,20 @@ class _LayerStates(keras.Model):
         return self.source.layer_states(inputs, training=False)
 
 
-def _states_model(model) -> tuple[keras.Model, set]:
-    """``(states_model, input_names)``: a model from a frozen model's inputs to its list of layer vectors, and the
-    input arrays it reads: ``layer_outputs_model`` for a ``BertBackbone``; for any other model with a
-    ``layer_states(inputs)`` method (``BidirectionalLM``, ``DecoderOnlyTransformer``), a wrapper reading
-    ``token_ids`` and ``padding_mask``."""
+def _states_model(model) -> tuple:
+    """``(run, input_names)``: a function from a batch dict to a frozen model's list of layer vectors, and the input
+    arrays it reads. A ``BertBackbone`` goes through ``layer_outputs_model`` in a plain call, not
+    ``predict_on_batch``: Keras compiles ``predict_on_batch`` with XLA on TensorFlow once per input shape, and the
+    batches come in several widths. Any other model with a ``layer_states(inputs)`` method (``BidirectionalLM``,
+    ``DecoderOnlyTransformer``) reads ``token_ids`` and ``padding_mask`` through ``predict_on_batch``: a recurrent
+    model run eagerly steps through the positions op by op, about 15x slower than compiled on a CPU."""
     if isinstance(model, BertBackbone):
-        return layer_outputs_model(model), {"token_ids", "segment_ids", "padding_mask"}
+        outputs = layer_outputs_model(model)
+        return (lambda batch: outputs(batch, training=False)), {"token_ids", "segment_ids", "padding_mask"}
     if not callable(getattr(model, "layer_states", None)):
         raise ValueError(f"backbone must be a BertBackbone or a model with a layer_states method (BidirectionalLM, "
                          f"DecoderOnlyTransformer), got {type(model).__name__}")
-    return _LayerStates(model, name=f"{model.name}_layer_states"), {"token_ids", "padding_mask"}
+    return _LayerStates(model, name=f"{model.name}_layer_states").predict_on_batch, {"token_ids", "padding_mask"}
 
 
 def layer_outputs_model(backbone: BertBackbone) -> keras.Model:
@@ -142,7 +145,7 @@ def layer_features(backbone, inputs: dict, select=None, pooling: str | None = No
         while len(_LAYER_OUTPUTS) > _LAYER_OUTPUTS_KEPT:
             _LAYER_OUTPUTS.popitem(last=False)
     _LAYER_OUTPUTS.move_to_end(id(backbone))
-    model, names = _LAYER_OUTPUTS[id(backbone)][1]
+    run, names = _LAYER_OUTPUTS[id(backbone)][1]
     n, length = full["token_ids"].shape
     # Rows go through longest first, each batch cut to the columns it needs (its longest real row, or its last
     # selected position, rounded up to a multiple of _WIDTH_STEP): trailing padding changes no real position's
@@ -157,11 +160,8 @@ def layer_features(backbone, inputs: dict, select=None, pooling: str | None = No
         rows = order[start:start + int(batch_size)]
         width = int(min(length, -(-int(needed[rows].max()) // _WIDTH_STEP) * _WIDTH_STEP))
         batch = {k: v[rows, :width] for k, v in full.items() if k in names}
-        # BERT: a plain call, not predict_on_batch: Keras compiles predict_on_batch with XLA on TensorFlow once per
-        # input shape, and the batches here come in several widths. A recurrent model run eagerly steps through the
-        # positions op by op (about 15x slower than compiled on a CPU), so it goes through predict_on_batch.
-        out = model(batch, training=False) if isinstance(backbone, BertBackbone) else model.predict_on_batch(batch)
-        states = np.stack([ops.convert_to_numpy(s).astype(np.float32) for s in out], axis=2)  # (b, width, layers, hidden)
+        states = np.stack([ops.convert_to_numpy(s).astype(np.float32) for s in run(batch)],
+                          axis=2)                                               # (b, width, layers, hidden)
         if select is not None:
             for i, row in enumerate(rows):
                 per_row[row] = states[i][select[row, :width]]
@@ -177,7 +177,7 @@ def layer_features(backbone, inputs: dict, select=None, pooling: str | None = No
     if out:
         return np.concatenate(out)
     one = {k: v[:1, :1] for k, v in full.items() if k in names} if n else {"token_ids": np.ones((1, 1), np.int32)}
-    states = model(one, training=False)
+    states = run(one)
     return np.zeros((0, len(states), states[0].shape[-1]), np.float32)
 
 
