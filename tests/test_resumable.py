@@ -123,3 +123,72 @@ def test_bad_arguments_are_refused(tmp_path):
     resumable_fit(_model(), x, y, epochs=2, checkpoint_dir=tmp_path / "two")
     with pytest.raises(ValueError, match="2 finished epochs, more than epochs=1"):
         resumable_fit(_model(), x, y, epochs=1, checkpoint_dir=tmp_path / "two")
+
+
+def _stream(n=48):
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(n, 3)).astype("float32")
+    return x, (x[:, 0] - x[:, 2] > 0).astype("int32")
+
+
+def _halve_from_epoch_1(epoch, lr):
+    return lr * 0.5 if epoch >= 1 else lr
+
+
+def test_rows_in_order_with_an_epoch_schedule_match_plain_fit_and_a_resume_matches_both(tmp_path):
+    # shuffle=False (a stateful stream) with a learning rate halved from epoch 1 on, as chapter 01's LSTM trains:
+    # plain fit, one resumable run and a run stopped after 2 of 4 epochs then resumed all end with the same weights.
+    x, y = _stream()
+    plain = _model(dropout=0.0)
+    plain.fit(x, y, batch_size=8, epochs=4, shuffle=False, verbose=0,
+              callbacks=[keras.callbacks.LearningRateScheduler(_halve_from_epoch_1)])
+    whole = _model(dropout=0.0)
+    resumable_fit(whole, x, y, epochs=4, checkpoint_dir=tmp_path / "whole", batch_size=8, shuffle=False,
+                  callbacks=[keras.callbacks.LearningRateScheduler(_halve_from_epoch_1)])
+    cut = _model(dropout=0.0)
+    first = resumable_fit(cut, x, y, epochs=2, checkpoint_dir=tmp_path / "cut", batch_size=8, shuffle=False,
+                          callbacks=[keras.callbacks.LearningRateScheduler(_halve_from_epoch_1)])
+    again = _model(dropout=0.0)
+    info = resumable_fit(again, x, y, epochs=4, checkpoint_dir=tmp_path / "cut", batch_size=8, shuffle=False,
+                         callbacks=[keras.callbacks.LearningRateScheduler(_halve_from_epoch_1)])
+    assert info["resumed_from"] == 2 and len(info["history"]["loss"]) == 4
+    assert info["seconds"] > first["seconds"] > 0      # the first two epochs' seconds are counted after the resume
+    for p, w, a in zip(plain.weights, whole.weights, again.weights):
+        np.testing.assert_allclose(np.asarray(w), np.asarray(p), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(a), np.asarray(p), rtol=1e-5, atol=1e-6)
+    assert float(again.optimizer.learning_rate) == pytest.approx(1e-2 / 8)   # halved at epochs 1, 2 and 3
+
+
+def test_rounds_of_a_stream_given_by_a_function_of_the_epoch(tmp_path):
+    # x as a function of the epoch: three rounds of 16 rows of one ordered stream, trained in turn, equal one
+    # epoch over the whole stream; keep=False removes the folder at the end.
+    x, y = _stream()
+    plain = _model(dropout=0.0)
+    plain.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
+    calls = []
+
+    def rounds(epoch):
+        calls.append(epoch)
+        return x[16 * epoch:16 * (epoch + 1)], y[16 * epoch:16 * (epoch + 1)]
+
+    model = _model(dropout=0.0)
+    info = resumable_fit(model, rounds, epochs=3, checkpoint_dir=tmp_path / "run", batch_size=8, keep=False)
+    assert calls == [0, 1, 2] and len(info["history"]["loss"]) == 3
+    for p, w in zip(plain.weights, model.weights):
+        np.testing.assert_allclose(np.asarray(w), np.asarray(p), rtol=1e-5, atol=1e-6)
+    assert not (tmp_path / "run").exists()
+    with pytest.raises(ValueError, match="pass y=None"):
+        resumable_fit(_model(), rounds, y, epochs=1, checkpoint_dir=tmp_path / "r2")
+    with pytest.raises(ValueError, match="must return a pair"):
+        resumable_fit(_model(), lambda e: x, epochs=1, checkpoint_dir=tmp_path / "r3")
+
+
+def test_the_state_of_another_model_is_refused(tmp_path):
+    x, y = _stream()
+    resumable_fit(_model(), x, y, epochs=1, checkpoint_dir=tmp_path)
+    keras.utils.set_random_seed(1)
+    wider = keras.Sequential([keras.Input((3,)), keras.layers.Dense(5), keras.layers.Dropout(0.3),
+                              keras.layers.Dense(2)])
+    wider.compile(keras.optimizers.Adam(1e-2), keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    with pytest.raises(ValueError, match="another model"):
+        resumable_fit(wider, x, y, epochs=2, checkpoint_dir=tmp_path)

@@ -23,6 +23,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import time
 from pathlib import Path
 
 import keras
@@ -70,11 +72,13 @@ def _random_states(model: keras.Model) -> list:
 
 
 def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir: str | os.PathLike,
-                  batch_size: int = 32, seed: int = 0, validation_data=None, callbacks=(), verbose: int = 0) -> dict:
+                  batch_size: int = 32, seed: int = 0, shuffle: bool = True, validation_data=None, callbacks=(),
+                  verbose: int = 0, keep: bool = True) -> dict:
     """``model.fit`` for ``epochs`` epochs, one at a time, saving after each; rerun, it resumes where it stopped.
 
     The model must be compiled (its optimizer, loss and metrics are the run's). Each epoch shuffles the training
-    rows with ``numpy.random.default_rng((seed, epoch))`` and calls ``fit`` for that epoch with ``shuffle=False``,
+    rows with ``numpy.random.default_rng((seed, epoch))`` (or keeps their order, ``shuffle=False``, or takes the
+    epoch's rows from a function of the epoch) and calls ``fit`` for that epoch with ``shuffle=False``,
     so the batches depend only on the seed and the epoch, never on whether the run was interrupted. After the epoch,
     the model's weights and optimizer state go to ``checkpoint_dir/epoch_NNNN.weights.h5`` and the epoch, the
     history and dropout's random-number states to ``epoch_NNNN.json``, each atomically;
@@ -83,24 +87,33 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
 
     Args:
         model: a compiled, built ``keras.Model``.
-        x: training inputs, an array or a dict of arrays, all with the same first dimension N (>= 1).
+        x: training inputs, an array or a dict of arrays, all with the same first dimension N (>= 1); or a
+            function ``epoch -> (inputs, targets)`` giving each epoch its own rows (``epoch`` counts from 0), which
+            are trained in the order given: for a run cut into rounds of a longer stream (then ``y`` is None).
         y: training targets, an array (or dict) with first dimension N, or None.
         epochs: total epochs of the run (>= 1), counted over interruptions.
         checkpoint_dir: folder of the run's state (created if missing); one folder per run.
         batch_size: rows per step.
         seed: seeds the per-epoch shuffles (set ``keras.utils.set_random_seed`` yourself for the initial weights).
+        shuffle: False keeps the rows in their order every epoch (a stateful model reading a stream in order).
         validation_data: passed to ``fit`` each epoch.
-        callbacks: Keras callbacks passed to each epoch's ``fit`` (they see one epoch per call).
+        callbacks: Keras callbacks passed to each epoch's ``fit`` (they see one epoch per call, with its epoch
+            index, so a learning-rate schedule by epoch carries on after a resume).
         verbose: 0 silent; 1 or 2: ``fit``'s log and a line when the run resumes.
+        keep: False deletes the folder once every epoch is done (the model in memory holds the result; a rerun
+            then trains afresh, as ``keras.callbacks.BackupAndRestore`` does); True keeps the final state, and a
+            rerun only loads it.
 
     Returns:
-        dict: ``history`` (metric name -> per-epoch list, over all epochs, resumed ones included) and
-        ``resumed_from`` (the epochs already finished when this call started; 0 for a fresh run).
+        dict: ``history`` (metric name -> per-epoch list, over all epochs, resumed ones included),
+        ``resumed_from`` (the epochs already finished when this call started; 0 for a fresh run) and ``seconds``
+        (wall seconds of training, summed over every epoch of the run, those before a resume included).
 
     Raises:
-        ValueError: ``epochs`` < 1; ``x`` empty or its arrays of different lengths; the model not compiled or not
-            built; a checkpoint folder that holds more finished epochs than ``epochs``, or the state of another
-            model.
+        ValueError: ``epochs`` < 1; ``x`` empty or its arrays of different lengths (checked for every epoch when
+            ``x`` is a function); the model not compiled or not built; a checkpoint folder that holds more finished
+            epochs than ``epochs``, or the state of another model (weights of other shapes: delete the folder
+            or use another one).
     """
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
@@ -108,11 +121,11 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         raise ValueError("resumable_fit needs a compiled model: call model.compile(...) first")
     if not model.built:
         raise ValueError("resumable_fit needs a built model: call it on a batch first")
-    arrays = [np.asarray(a) for a in keras.tree.flatten((x, y)) if a is not None]
-    lengths = {len(a) for a in arrays}
-    if not arrays or len(lengths) != 1 or 0 in lengths:
-        raise ValueError(f"x and y must be non-empty arrays with one first dimension, got lengths {sorted(lengths)}")
-    n = lengths.pop()
+    per_epoch = callable(x)
+    if per_epoch and y is not None:
+        raise ValueError("when x is a function of the epoch it returns the targets too: pass y=None")
+    n = None if per_epoch else _rows(x, y)
+    signature = [list(v.shape) for v in model.weights]
     directory = Path(checkpoint_dir)
     directory.mkdir(parents=True, exist_ok=True)
     start = last_finished_epoch(directory)
@@ -120,13 +133,17 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         raise ValueError(f"{directory} holds a run of {start} finished epochs, more than epochs={epochs}: "
                          f"use another checkpoint_dir or delete that folder")
     history: dict[str, list] = {}
+    seconds = 0.0
     if start:
         weights_path, record_path = _state_files(directory, start)
         if not model.optimizer.built:
             model.optimizer.build(model.trainable_variables)
-        model.load_weights(weights_path)
         record = json.loads(record_path.read_text())
-        history = record["history"]
+        if record.get("weights", signature) != signature:
+            raise ValueError(f"{directory} holds the state of another model (other weight shapes): delete "
+                             f"that folder or use another checkpoint_dir")
+        model.load_weights(weights_path)
+        history, seconds = record["history"], record.get("seconds", 0.0)
         states = _random_states(model)
         if len(states) != len(record["random_states"]):
             raise ValueError(f"{record_path} holds {len(record['random_states'])} random-number states, the model has "
@@ -137,17 +154,40 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
             print(f"resumable_fit: resuming after epoch {start} of {epochs} (state in {directory})")
     _tidy(directory, keep=start)
     for epoch in range(start, epochs):
-        order = np.random.default_rng((seed, epoch)).permutation(n)
-        take = lambda a: None if a is None else np.asarray(a)[order]
-        out = model.fit(keras.tree.map_structure(take, x), None if y is None else keras.tree.map_structure(take, y),
-                        batch_size=batch_size, epochs=epoch + 1, initial_epoch=epoch, shuffle=False,
+        if per_epoch:
+            got = x(epoch)
+            if not (isinstance(got, tuple) and len(got) == 2):
+                raise ValueError(f"x(epoch) must return a pair (inputs, targets), got {type(got).__name__}")
+            x_epoch, y_epoch = got
+            _rows(x_epoch, y_epoch)
+        elif shuffle:
+            order = np.random.default_rng((seed, epoch)).permutation(n)
+            take = lambda a: None if a is None else np.asarray(a)[order]
+            x_epoch, y_epoch = keras.tree.map_structure(take, x), None if y is None else keras.tree.map_structure(take, y)
+        else:
+            x_epoch, y_epoch = x, y
+        started = time.perf_counter()
+        out = model.fit(x_epoch, y_epoch, batch_size=batch_size, epochs=epoch + 1, initial_epoch=epoch, shuffle=False,
                         validation_data=validation_data, callbacks=list(callbacks), verbose=verbose)
+        seconds += time.perf_counter() - started
         for name, values in out.history.items():
             history.setdefault(name, []).extend(float(v) for v in values)
         weights_path, record_path = _state_files(directory, epoch + 1)
         atomic_save(model.save_weights, weights_path)
         atomic_write(record_path, json.dumps({"epoch": epoch + 1, "of_epochs": epochs, "seed": seed,
-                                              "history": history, "random_states": [
-                                                  np.asarray(v).tolist() for v in _random_states(model)]}, indent=1))
+                                              "seconds": seconds, "history": history, "weights": signature,
+                                              "random_states": [np.asarray(v).tolist()
+                                                                for v in _random_states(model)]}, indent=1))
         _tidy(directory, keep=epoch + 1)
-    return {"history": history, "resumed_from": start}
+    if not keep:
+        shutil.rmtree(directory, ignore_errors=True)
+    return {"history": history, "resumed_from": start, "seconds": seconds}
+
+
+def _rows(x, y) -> int:
+    """The common first dimension N >= 1 of the arrays in ``x`` and ``y`` (ValueError otherwise)."""
+    arrays = [np.asarray(a) for a in keras.tree.flatten((x, y)) if a is not None]
+    lengths = {len(a) for a in arrays}
+    if not arrays or len(lengths) != 1 or 0 in lengths:
+        raise ValueError(f"x and y must be non-empty arrays with one first dimension, got lengths {sorted(lengths)}")
+    return lengths.pop()
