@@ -192,3 +192,48 @@ def test_the_state_of_another_model_is_refused(tmp_path):
     wider.compile(keras.optimizers.Adam(1e-2), keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     with pytest.raises(ValueError, match="another model"):
         resumable_fit(wider, x, y, epochs=2, checkpoint_dir=tmp_path)
+
+
+def _overfitting_data():
+    # labels unrelated to the inputs: the training loss falls, the validation loss soon rises
+    rng = np.random.default_rng(11)
+    x, xv = rng.normal(size=(64, 3)).astype("float32"), rng.normal(size=(32, 3)).astype("float32")
+    return x, rng.integers(0, 2, 64).astype("int32"), (xv, rng.integers(0, 2, 32).astype("int32"))
+
+
+def test_early_stopping_matches_keras_and_a_resume_keeps_the_best_epoch(tmp_path):
+    x, y, valid = _overfitting_data()
+    reference = _model(dropout=0.0)
+    stop = keras.callbacks.EarlyStopping("val_loss", patience=2, restore_best_weights=True)
+    ran = len(reference.fit(x, y, batch_size=8, epochs=30, shuffle=False, validation_data=valid, verbose=0,
+                            callbacks=[stop]).history["loss"])
+    assert 3 <= ran < 30                                  # it did stop early, after a best epoch that was not the last
+    whole = _model(dropout=0.0)
+    info = resumable_fit(whole, x, y, epochs=30, checkpoint_dir=tmp_path / "whole", batch_size=8, shuffle=False,
+                         validation_data=valid, patience=2)
+    assert info["stopped_early"] and len(info["history"]["loss"]) == ran
+    assert info["best_epoch"] == stop.best_epoch + 1 == ran - 2
+    # interrupted after epoch 1, before the best epoch: the resumed run still stops at the same place
+    first = _model(dropout=0.0)
+    resumable_fit(first, x, y, epochs=1, checkpoint_dir=tmp_path / "cut", batch_size=8, shuffle=False,
+                  validation_data=valid, patience=2)
+    resumed = _model(dropout=0.0)
+    again = resumable_fit(resumed, x, y, epochs=30, checkpoint_dir=tmp_path / "cut", batch_size=8, shuffle=False,
+                          validation_data=valid, patience=2)
+    assert again["resumed_from"] == 1 and again["best_epoch"] == info["best_epoch"]
+    for r, w, a in zip(reference.weights, whole.weights, resumed.weights):
+        np.testing.assert_allclose(np.asarray(w), np.asarray(r), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(a), np.asarray(r), rtol=1e-5, atol=1e-6)
+    # a stopped run, called again, trains nothing and still hands back the best epoch's weights
+    later = _model(dropout=0.0)
+    done = resumable_fit(later, x, y, epochs=30, checkpoint_dir=tmp_path / "cut", batch_size=8, shuffle=False,
+                         validation_data=valid, patience=2)
+    assert done["resumed_from"] == ran and done["best_epoch"] == info["best_epoch"]
+    for r, w in zip(reference.weights, later.weights):
+        np.testing.assert_allclose(np.asarray(w), np.asarray(r), rtol=1e-5, atol=1e-6)
+    assert sorted(p.name for p in (tmp_path / "cut").iterdir()) == [
+        f"best_epoch_{info['best_epoch']:04d}.weights.h5", f"epoch_{ran:04d}.json", f"epoch_{ran:04d}.weights.h5"]
+    with pytest.raises(ValueError, match="not among the logged values"):
+        resumable_fit(_model(), x, y, epochs=1, checkpoint_dir=tmp_path / "m", patience=1)
+    with pytest.raises(ValueError, match="patience must be >= 1"):
+        resumable_fit(_model(), x, y, epochs=1, checkpoint_dir=tmp_path / "p", patience=0)

@@ -56,12 +56,23 @@ def last_finished_epoch(checkpoint_dir: str | os.PathLike) -> int:
     return max(done, default=0)
 
 
-def _tidy(directory: Path, keep: int) -> None:
-    """Remove temporary files and every epoch's files but ``keep`` (also weights written without a record)."""
+def _tidy(directory: Path, keep: int, best: int | None = None) -> None:
+    """Remove temporary files, every epoch's files but ``keep`` (also weights written without a record) and every
+    best-epoch weights file but ``best``'s."""
     for p in directory.iterdir():
         m = re.match(r"^epoch_(\d{4,})\.(weights\.h5|json)$", p.name)
-        if p.name.startswith(".") or (m and int(m.group(1)) != keep):     # "." : a temporary file of atomic_save
-            p.unlink(missing_ok=True)
+        b = re.match(r"^best_epoch_(\d{4,})\.weights\.h5$", p.name)
+        if p.name.startswith(".") or (m and int(m.group(1)) != keep) or (b and int(b.group(1)) != best):
+            p.unlink(missing_ok=True)                                        # "." : a temporary file of atomic_save
+
+
+def _best_epoch(values) -> int:
+    """The 1-based epoch of the lowest value (the first of equal ones; NaN never counts as lower); 0: none."""
+    best, best_epoch = float("inf"), 0
+    for i, v in enumerate(values, 1):
+        if v < best:
+            best, best_epoch = v, i
+    return best_epoch
 
 
 def _random_states(model: keras.Model) -> list:
@@ -73,7 +84,8 @@ def _random_states(model: keras.Model) -> list:
 
 def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir: str | os.PathLike,
                   batch_size: int = 32, seed: int = 0, shuffle: bool = True, validation_data=None, callbacks=(),
-                  verbose: int = 0, keep: bool = True) -> dict:
+                  verbose: int = 0, keep: bool = True, patience: int | None = None,
+                  monitor: str = "val_loss") -> dict:
     """``model.fit`` for ``epochs`` epochs, one at a time, saving after each; rerun, it resumes where it stopped.
 
     The model must be compiled (its optimizer, loss and metrics are the run's). Each epoch shuffles the training
@@ -100,6 +112,11 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         callbacks: Keras callbacks passed to each epoch's ``fit`` (they see one epoch per call, with its epoch
             index, so a learning-rate schedule by epoch carries on after a resume).
         verbose: 0 silent; 1 or 2: ``fit``'s log and a line when the run resumes.
+        patience: early stopping: stop once ``monitor`` has not been lower than its lowest value for ``patience``
+            epochs, then load the weights of the epoch with the lowest value (as ``keras.callbacks.EarlyStopping``
+            with ``restore_best_weights=True``, whose state a per-epoch ``fit`` could not keep); the best epoch's
+            weights are saved beside the state, so a resume keeps them. None: every epoch runs, the last weights stay.
+        monitor: the logged value early stopping watches (lower is better), e.g. ``"val_loss"``.
         keep: False deletes the folder once every epoch is done (the model in memory holds the result; a rerun
             then trains afresh, as ``keras.callbacks.BackupAndRestore`` does); True keeps the final state, and a
             rerun only loads it.
@@ -107,13 +124,14 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
     Returns:
         dict: ``history`` (metric name -> per-epoch list, over all epochs, resumed ones included),
         ``resumed_from`` (the epochs already finished when this call started; 0 for a fresh run) and ``seconds``
-        (wall seconds of training, summed over every epoch of the run, those before a resume included).
+        (wall seconds of training, summed over every epoch of the run, those before a resume included); with
+        ``patience``, also ``best_epoch`` (1-based: the epoch whose weights the model now holds) and ``stopped_early``.
 
     Raises:
         ValueError: ``epochs`` < 1; ``x`` empty or its arrays of different lengths (checked for every epoch when
             ``x`` is a function); the model not compiled or not built; a checkpoint folder that holds more finished
             epochs than ``epochs``, or the state of another model (weights of other shapes: delete the folder
-            or use another one).
+            or use another one); ``patience`` < 1; a ``monitor`` that the training does not log.
     """
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
@@ -121,6 +139,8 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         raise ValueError("resumable_fit needs a compiled model: call model.compile(...) first")
     if not model.built:
         raise ValueError("resumable_fit needs a built model: call it on a batch first")
+    if patience is not None and patience < 1:
+        raise ValueError(f"patience must be >= 1 or None, got {patience}")
     per_epoch = callable(x)
     if per_epoch and y is not None:
         raise ValueError("when x is a function of the epoch it returns the targets too: pass y=None")
@@ -133,7 +153,7 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         raise ValueError(f"{directory} holds a run of {start} finished epochs, more than epochs={epochs}: "
                          f"use another checkpoint_dir or delete that folder")
     history: dict[str, list] = {}
-    seconds = 0.0
+    seconds, stopped = 0.0, False
     if start:
         weights_path, record_path = _state_files(directory, start)
         if not model.optimizer.built:
@@ -143,7 +163,7 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
             raise ValueError(f"{directory} holds the state of another model (other weight shapes): delete "
                              f"that folder or use another checkpoint_dir")
         model.load_weights(weights_path)
-        history, seconds = record["history"], record.get("seconds", 0.0)
+        history, seconds, stopped = record["history"], record.get("seconds", 0.0), record.get("stopped", False)
         states = _random_states(model)
         if len(states) != len(record["random_states"]):
             raise ValueError(f"{record_path} holds {len(record['random_states'])} random-number states, the model has "
@@ -152,8 +172,9 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
             variable.assign(np.asarray(value, dtype=variable.dtype))
         if verbose:
             print(f"resumable_fit: resuming after epoch {start} of {epochs} (state in {directory})")
-    _tidy(directory, keep=start)
-    for epoch in range(start, epochs):
+    best = _best_epoch(history.get(monitor, [])) if patience else None
+    _tidy(directory, keep=start, best=best)
+    for epoch in range(start, epochs if not stopped else start):
         if per_epoch:
             got = x(epoch)
             if not (isinstance(got, tuple) and len(got) == 2):
@@ -172,16 +193,34 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         seconds += time.perf_counter() - started
         for name, values in out.history.items():
             history.setdefault(name, []).extend(float(v) for v in values)
+        if patience:
+            if monitor not in history:
+                raise ValueError(f"monitor {monitor!r} is not among the logged values {sorted(history)}: pass "
+                                 f"validation_data for a val_ value, or name one of those")
+            best = _best_epoch(history[monitor])
+            if best == epoch + 1:
+                atomic_save(model.save_weights, directory / f"best_epoch_{best:04d}.weights.h5")
+            stopped = epoch + 1 - best >= patience
         weights_path, record_path = _state_files(directory, epoch + 1)
         atomic_save(model.save_weights, weights_path)
         atomic_write(record_path, json.dumps({"epoch": epoch + 1, "of_epochs": epochs, "seed": seed,
-                                              "seconds": seconds, "history": history, "weights": signature,
+                                              "seconds": seconds, "stopped": stopped, "history": history,
+                                              "weights": signature,
                                               "random_states": [np.asarray(v).tolist()
                                                                 for v in _random_states(model)]}, indent=1))
-        _tidy(directory, keep=epoch + 1)
+        _tidy(directory, keep=epoch + 1, best=best)
+        if stopped:
+            if verbose:
+                print(f"resumable_fit: {monitor} not lower for {patience} epochs: stopped after epoch {epoch + 1}")
+            break
+    info = {"history": history, "resumed_from": start, "seconds": seconds}
+    if patience:
+        if best:                                     # the best epoch's weights, unless the last epoch was the best
+            model.load_weights(directory / f"best_epoch_{best:04d}.weights.h5")
+        info.update(best_epoch=best, stopped_early=stopped)
     if not keep:
         shutil.rmtree(directory, ignore_errors=True)
-    return {"history": history, "resumed_from": start, "seconds": seconds}
+    return info
 
 
 def _rows(x, y) -> int:
