@@ -237,3 +237,42 @@ def test_early_stopping_matches_keras_and_a_resume_keeps_the_best_epoch(tmp_path
         resumable_fit(_model(), x, y, epochs=1, checkpoint_dir=tmp_path / "m", patience=1)
     with pytest.raises(ValueError, match="patience must be >= 1"):
         resumable_fit(_model(), x, y, epochs=1, checkpoint_dir=tmp_path / "p", patience=0)
+
+
+class _Reshuffled(keras.utils.PyDataset):
+    """Batches of 4 rows of (x, y) in an order reshuffled by on_epoch_end; records the rows it hands out."""
+
+    def __init__(self, x, y, seed, read):
+        super().__init__()
+        self.x, self.y, self.rng, self.read = x, y, np.random.default_rng(seed), read
+        self.on_epoch_end()
+
+    def on_epoch_end(self):
+        self.order = self.rng.permutation(len(self.x))
+
+    def __len__(self):
+        return len(self.x) // 4
+
+    def __getitem__(self, i):
+        rows = self.order[4 * i:4 * (i + 1)]
+        self.read.extend(rows.tolist())
+        return self.x[rows], self.y[rows]
+
+
+def test_a_dataset_per_epoch_is_read_whole_once_with_no_reshuffle_in_the_middle(tmp_path):
+    # Keras's TensorFlow adapter calls on_epoch_end after reading a dataset's first two batches; resumable_fit must
+    # not let that reshuffle mix two orders: every epoch reads each of the 24 rows exactly once.
+    x, y = _stream(24)
+    reads = []
+
+    def epoch_data(epoch):
+        reads.append([])
+        return _Reshuffled(x, y, seed=epoch, read=reads[-1]), None
+
+    resumable_fit(_model(), epoch_data, epochs=2, checkpoint_dir=tmp_path)
+    assert len(reads) == 2
+    for read in reads:     # (Keras reads the first batch or two once more, before the epoch, for their shapes)
+        assert len(read) in (24, 28, 32) and sorted(read[-24:]) == list(range(24)), read
+        assert read[:len(read) - 24] == read[-24:][:len(read) - 24]
+    with pytest.raises(ValueError, match="holds its own targets"):
+        resumable_fit(_model(), lambda e: (_Reshuffled(x, y, 0, []), y), epochs=1, checkpoint_dir=tmp_path / "t")

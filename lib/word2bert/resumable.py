@@ -101,7 +101,9 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         model: a compiled, built ``keras.Model``.
         x: training inputs, an array or a dict of arrays, all with the same first dimension N (>= 1); or a
             function ``epoch -> (inputs, targets)`` giving each epoch its own rows (``epoch`` counts from 0), which
-            are trained in the order given: for a run cut into rounds of a longer stream (then ``y`` is None).
+            are trained in the order given: for a run cut into rounds of a longer stream (then ``y`` is None); the
+            inputs may be a ``keras.utils.PyDataset`` holding the epoch's batches (then the targets are None): its
+            batches as they are when it is returned, each read once (its ``on_epoch_end`` is not called).
         y: training targets, an array (or dict) with first dimension N, or None.
         epochs: total epochs of the run (>= 1), counted over interruptions.
         checkpoint_dir: folder of the run's state (created if missing); one folder per run.
@@ -180,15 +182,22 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
             if not (isinstance(got, tuple) and len(got) == 2):
                 raise ValueError(f"x(epoch) must return a pair (inputs, targets), got {type(got).__name__}")
             x_epoch, y_epoch = got
-            _rows(x_epoch, y_epoch)
+            if isinstance(x_epoch, keras.utils.PyDataset):
+                if y_epoch is not None:
+                    raise ValueError("x(epoch) gave a PyDataset, which holds its own targets: return (dataset, None)")
+            else:
+                _rows(x_epoch, y_epoch)
         elif shuffle:
             order = np.random.default_rng((seed, epoch)).permutation(n)
             take = lambda a: None if a is None else np.asarray(a)[order]
             x_epoch, y_epoch = keras.tree.map_structure(take, x), None if y is None else keras.tree.map_structure(take, y)
         else:
             x_epoch, y_epoch = x, y
+        if isinstance(x_epoch, keras.utils.PyDataset):
+            x_epoch = _OneEpoch(x_epoch)
         started = time.perf_counter()
-        out = model.fit(x_epoch, y_epoch, batch_size=batch_size, epochs=epoch + 1, initial_epoch=epoch, shuffle=False,
+        out = model.fit(x_epoch, y_epoch, epochs=epoch + 1,
+                        batch_size=None if isinstance(x_epoch, keras.utils.PyDataset) else batch_size, initial_epoch=epoch, shuffle=False,
                         validation_data=validation_data, callbacks=list(callbacks), verbose=verbose)
         seconds += time.perf_counter() - started
         for name, values in out.history.items():
@@ -221,6 +230,22 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
     if not keep:
         shutil.rmtree(directory, ignore_errors=True)
     return info
+
+
+class _OneEpoch(keras.utils.PyDataset):
+    """The batches a dataset holds now, for one epoch: its ``on_epoch_end`` is not called. (Keras's TensorFlow
+    adapter reads two batches to learn their shapes, then calls ``on_epoch_end`` before the epoch goes on, so a
+    dataset that reshuffles there would mix two epochs' batches.)"""
+
+    def __init__(self, dataset):
+        super().__init__()
+        self.dataset = dataset
+
+    def __len__(self):
+        return len(self.dataset)
+
+    def __getitem__(self, index):
+        return self.dataset[index]
 
 
 def _rows(x, y) -> int:

@@ -19,6 +19,7 @@ import numpy as np
 
 from word2bert.batching import LengthBatches, pad_rows
 from word2bert.metrics.bleu import bleu_by_bucket, corpus_bleu, corpus_chrf
+from word2bert.resumable import resumable_fit
 from word2bert.seq2seq.data import encode_pairs, group_references
 from word2bert.text.specials import BOS, EOS, SPECIALS
 from word2bert.text.vocab import Vocabulary
@@ -170,7 +171,7 @@ def _encode_sources(sources, src_vocab, max_len):
 
 def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, learning_rate: float,
                   batch_size: int, clipnorm: float = 1.0, verbose: int = 2, seed: int = 0,
-                  callbacks=()) -> tuple[dict, float]:
+                  callbacks=(), checkpoint_dir=None) -> tuple[dict, float]:
     """Compile and ``fit`` a translation model with early stopping on the validation loss.
 
     Adam(``learning_rate``, ``clipnorm``) on ``SparseCategoricalCrossentropy(from_logits=True,
@@ -186,6 +187,9 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
         verbose: ``fit``'s verbosity (2: one line per epoch).
         seed: the seed of the batch order.
         callbacks: more ``fit`` callbacks (after early stopping).
+        checkpoint_dir: a folder for the training's state after every epoch (``word2bert.resumable.resumable_fit``):
+            a run that was killed, called again with the same folder, carries on from its last finished epoch with
+            the same batches and the same early stopping; the folder is deleted at the end. None: a plain ``fit``.
 
     Returns:
         ``(history, seconds)``: ``History.history`` (dict of per-epoch lists) and the wall
@@ -210,6 +214,17 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
     started = time.time()
     batches = LengthBatches(data.x_train, data.din_train, data.dout_train, batch_size, seed=seed)
     valid = LengthBatches(data.x_valid, data.din_valid, data.dout_valid, 256, seed=seed)
+    if checkpoint_dir is not None:
+        def epoch_batches(epoch):
+            """Epoch ``epoch``'s batches: those a single ``fit`` draws after ``epoch`` reshuffles."""
+            rounds = LengthBatches(data.x_train, data.din_train, data.dout_train, batch_size, seed=seed)
+            for _ in range(epoch):
+                rounds.on_epoch_end()
+            return rounds, None
+
+        run = resumable_fit(model, epoch_batches, epochs=epochs, checkpoint_dir=checkpoint_dir, validation_data=valid,
+                            patience=patience, callbacks=callbacks, verbose=verbose, keep=False)
+        return run["history"], run["seconds"]
     history = model.fit(batches, validation_data=valid, epochs=epochs, verbose=verbose, callbacks=[early_stop, *callbacks])
     return history.history, time.time() - started
 
