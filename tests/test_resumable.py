@@ -276,3 +276,21 @@ def test_a_dataset_per_epoch_is_read_whole_once_with_no_reshuffle_in_the_middle(
         assert read[:len(read) - 24] == read[-24:][:len(read) - 24]
     with pytest.raises(ValueError, match="holds its own targets"):
         resumable_fit(_model(), lambda e: (_Reshuffled(x, y, 0, []), y), epochs=1, checkpoint_dir=tmp_path / "t")
+
+
+class _StopAfter(keras.callbacks.Callback):
+    def __init__(self, epoch):
+        super().__init__()
+        self.last = epoch
+
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch == self.last:
+            self.model.stop_training = True
+
+
+def test_a_callback_that_stops_training_ends_the_run_for_good(tmp_path):
+    x, y = _stream()
+    info = resumable_fit(_model(), x, y, epochs=5, checkpoint_dir=tmp_path, callbacks=[_StopAfter(1)])
+    assert len(info["history"]["loss"]) == 2 and last_finished_epoch(tmp_path) == 2
+    again = resumable_fit(_model(), x, y, epochs=5, checkpoint_dir=tmp_path)    # nothing left to train
+    assert again["resumed_from"] == 2 and len(again["history"]["loss"]) == 2

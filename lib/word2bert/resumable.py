@@ -112,7 +112,8 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         shuffle: False keeps the rows in their order every epoch (a stateful model reading a stream in order).
         validation_data: passed to ``fit`` each epoch.
         callbacks: Keras callbacks passed to each epoch's ``fit`` (they see one epoch per call, with its epoch
-            index, so a learning-rate schedule by epoch carries on after a resume).
+            index, so a learning-rate schedule by epoch carries on after a resume); one that sets
+            ``model.stop_training`` ends the run after that epoch, for good (a rerun trains nothing more).
         verbose: 0 silent; 1 or 2: ``fit``'s log and a line when the run resumes.
         patience: early stopping: stop once ``monitor`` has not been lower than its lowest value for ``patience``
             epochs, then load the weights of the epoch with the lowest value (as ``keras.callbacks.EarlyStopping``
@@ -210,6 +211,7 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
             if best == epoch + 1:
                 atomic_save(model.save_weights, directory / f"best_epoch_{best:04d}.weights.h5")
             stopped = epoch + 1 - best >= patience
+        stopped = stopped or bool(getattr(model, "stop_training", False))     # a callback ended the run
         weights_path, record_path = _state_files(directory, epoch + 1)
         atomic_save(model.save_weights, weights_path)
         atomic_write(record_path, json.dumps({"epoch": epoch + 1, "of_epochs": epochs, "seed": seed,
@@ -220,7 +222,8 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         _tidy(directory, keep=epoch + 1, best=best)
         if stopped:
             if verbose:
-                print(f"resumable_fit: {monitor} not lower for {patience} epochs: stopped after epoch {epoch + 1}")
+                print(f"resumable_fit: stopped after epoch {epoch + 1} "
+                      f"({'a callback stopped it' if model.stop_training else f'{monitor} not lower for {patience} epochs'})")
             break
     info = {"history": history, "resumed_from": start, "seconds": seconds}
     if patience:
