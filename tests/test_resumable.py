@@ -13,7 +13,7 @@ import keras
 import numpy as np
 import pytest
 
-from word2bert.resumable import last_finished_epoch, resumable_fit
+from word2bert.resumable import EpochCheckpoint, last_finished_epoch, resumable_fit
 
 # A small classifier with dropout 0.3 (so the random state of dropout matters) and Adam (so the optimizer's
 # moments and step count matter); 4 epochs of 12 steps. argv: checkpoint folder, output .npz, and "stall" to hang
@@ -294,3 +294,37 @@ def test_a_callback_that_stops_training_ends_the_run_for_good(tmp_path):
     assert len(info["history"]["loss"]) == 2 and last_finished_epoch(tmp_path) == 2
     again = resumable_fit(_model(), x, y, epochs=5, checkpoint_dir=tmp_path)    # nothing left to train
     assert again["resumed_from"] == 2 and len(again["history"]["loss"]) == 2
+
+
+class _RaiseAt(keras.callbacks.Callback):
+    def __init__(self, epoch):
+        super().__init__()
+        self.at = epoch
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if epoch == self.at:
+            raise KeyboardInterrupt
+
+
+def test_epoch_checkpoint_resumes_a_plain_fit_to_the_weights_of_an_uninterrupted_one(tmp_path):
+    # dropout 0.3 and Adam: the random-number states and the optimizer's moments must come back too
+    x, y = _stream()
+    plain = _model()
+    plain.fit(x, y, batch_size=8, epochs=4, shuffle=False, verbose=0)
+    cut = _model()
+    first = EpochCheckpoint(tmp_path / "run")
+    assert first.restore(cut) == 0
+    with pytest.raises(KeyboardInterrupt):
+        cut.fit(x, y, batch_size=8, epochs=4, shuffle=False, verbose=0, callbacks=[first, _RaiseAt(2)])
+    assert last_finished_epoch(tmp_path / "run") == 2
+    resumed = _model()
+    second = EpochCheckpoint(tmp_path / "run")
+    done = second.restore(resumed)
+    assert done == 2 and len(second.history["loss"]) == 2 and second.seconds > 0
+    resumed.fit(x, y, batch_size=8, epochs=4, initial_epoch=done, shuffle=False, verbose=0, callbacks=[second])
+    assert len(second.history["loss"]) == 4 and second.seconds > first.seconds
+    for p, r in zip(plain.weights, resumed.weights):
+        np.testing.assert_allclose(np.asarray(r), np.asarray(p), rtol=1e-5, atol=1e-6)
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["epoch_0004.json", "epoch_0004.weights.h5"]
+    second.clear()
+    assert not (tmp_path / "run").exists()

@@ -82,6 +82,40 @@ def _random_states(model: keras.Model) -> list:
     return [v for v in model.variables if id(v) not in saved]
 
 
+def _signature(model: keras.Model) -> list:
+    return [list(v.shape) for v in model.weights]
+
+
+def _load_state(model: keras.Model, directory: Path, epoch: int) -> dict:
+    """Load epoch ``epoch``'s committed state into ``model`` (weights, optimizer, random-number states); return its
+    record. ValueError: the state of a model with other weight shapes or other random-number states."""
+    weights_path, record_path = _state_files(directory, epoch)
+    if not model.optimizer.built:
+        model.optimizer.build(model.trainable_variables)
+    record = json.loads(record_path.read_text())
+    if record.get("weights", _signature(model)) != _signature(model):
+        raise ValueError(f"{directory} holds the state of another model (other weight shapes): delete "
+                         f"that folder or use another checkpoint_dir")
+    model.load_weights(weights_path)
+    states = _random_states(model)
+    if len(states) != len(record["random_states"]):
+        raise ValueError(f"{record_path} holds {len(record['random_states'])} random-number states, the model has "
+                         f"{len(states)}: it was written by another model; use another checkpoint_dir")
+    for variable, value in zip(states, record["random_states"]):
+        variable.assign(np.asarray(value, dtype=variable.dtype))
+    return record
+
+
+def _save_state(model: keras.Model, directory: Path, epoch: int, record: dict) -> None:
+    """Commit epoch ``epoch``'s state: the weights file, then the record (``record`` plus the epoch, the weight
+    shapes and the random-number states), each written atomically; the record is the commit."""
+    weights_path, record_path = _state_files(directory, epoch)
+    atomic_save(model.save_weights, weights_path)
+    atomic_write(record_path, json.dumps({"epoch": epoch, **record, "weights": _signature(model),
+                                          "random_states": [np.asarray(v).tolist() for v in _random_states(model)]},
+                                         indent=1))
+
+
 def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir: str | os.PathLike,
                   batch_size: int = 32, seed: int = 0, shuffle: bool = True, validation_data=None, callbacks=(),
                   verbose: int = 0, keep: bool = True, patience: int | None = None,
@@ -148,7 +182,6 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
     if per_epoch and y is not None:
         raise ValueError("when x is a function of the epoch it returns the targets too: pass y=None")
     n = None if per_epoch else _rows(x, y)
-    signature = [list(v.shape) for v in model.weights]
     directory = Path(checkpoint_dir)
     directory.mkdir(parents=True, exist_ok=True)
     start = last_finished_epoch(directory)
@@ -158,21 +191,8 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
     history: dict[str, list] = {}
     seconds, stopped = 0.0, False
     if start:
-        weights_path, record_path = _state_files(directory, start)
-        if not model.optimizer.built:
-            model.optimizer.build(model.trainable_variables)
-        record = json.loads(record_path.read_text())
-        if record.get("weights", signature) != signature:
-            raise ValueError(f"{directory} holds the state of another model (other weight shapes): delete "
-                             f"that folder or use another checkpoint_dir")
-        model.load_weights(weights_path)
+        record = _load_state(model, directory, start)
         history, seconds, stopped = record["history"], record.get("seconds", 0.0), record.get("stopped", False)
-        states = _random_states(model)
-        if len(states) != len(record["random_states"]):
-            raise ValueError(f"{record_path} holds {len(record['random_states'])} random-number states, the model has "
-                             f"{len(states)}: it was written by another model; use another checkpoint_dir")
-        for variable, value in zip(states, record["random_states"]):
-            variable.assign(np.asarray(value, dtype=variable.dtype))
         if verbose:
             print(f"resumable_fit: resuming after epoch {start} of {epochs} (state in {directory})")
     best = _best_epoch(history.get(monitor, [])) if patience else None
@@ -191,15 +211,15 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         elif shuffle:
             order = np.random.default_rng((seed, epoch)).permutation(n)
             take = lambda a: None if a is None else np.asarray(a)[order]
-            x_epoch, y_epoch = keras.tree.map_structure(take, x), None if y is None else keras.tree.map_structure(take, y)
+            x_epoch = keras.tree.map_structure(take, x)
+            y_epoch = None if y is None else keras.tree.map_structure(take, y)
         else:
             x_epoch, y_epoch = x, y
-        if isinstance(x_epoch, keras.utils.PyDataset):
-            x_epoch = _OneEpoch(x_epoch)
+        dataset = isinstance(x_epoch, keras.utils.PyDataset)
         started = time.perf_counter()
-        out = model.fit(x_epoch, y_epoch, epochs=epoch + 1,
-                        batch_size=None if isinstance(x_epoch, keras.utils.PyDataset) else batch_size, initial_epoch=epoch, shuffle=False,
-                        validation_data=validation_data, callbacks=list(callbacks), verbose=verbose)
+        out = model.fit(_OneEpoch(x_epoch) if dataset else x_epoch, y_epoch, batch_size=None if dataset else batch_size,
+                        epochs=epoch + 1, initial_epoch=epoch, shuffle=False, validation_data=validation_data,
+                        callbacks=list(callbacks), verbose=verbose)
         seconds += time.perf_counter() - started
         for name, values in out.history.items():
             history.setdefault(name, []).extend(float(v) for v in values)
@@ -212,22 +232,17 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
                 atomic_save(model.save_weights, directory / f"best_epoch_{best:04d}.weights.h5")
             stopped = epoch + 1 - best >= patience
         stopped = stopped or bool(getattr(model, "stop_training", False))     # a callback ended the run
-        weights_path, record_path = _state_files(directory, epoch + 1)
-        atomic_save(model.save_weights, weights_path)
-        atomic_write(record_path, json.dumps({"epoch": epoch + 1, "of_epochs": epochs, "seed": seed,
-                                              "seconds": seconds, "stopped": stopped, "history": history,
-                                              "weights": signature,
-                                              "random_states": [np.asarray(v).tolist()
-                                                                for v in _random_states(model)]}, indent=1))
+        _save_state(model, directory, epoch + 1, {"of_epochs": epochs, "seed": seed, "seconds": seconds,
+                                                  "stopped": stopped, "history": history})
         _tidy(directory, keep=epoch + 1, best=best)
         if stopped:
             if verbose:
-                print(f"resumable_fit: stopped after epoch {epoch + 1} "
-                      f"({'a callback stopped it' if model.stop_training else f'{monitor} not lower for {patience} epochs'})")
+                why = "a callback stopped it" if model.stop_training else f"{monitor} not lower for {patience} epochs"
+                print(f"resumable_fit: stopped after epoch {epoch + 1} ({why})")
             break
     info = {"history": history, "resumed_from": start, "seconds": seconds}
     if patience:
-        if best:                                     # the best epoch's weights, unless the last epoch was the best
+        if best:                                     # the weights of the best epoch (0: no value was ever finite)
             model.load_weights(directory / f"best_epoch_{best:04d}.weights.h5")
         info.update(best_epoch=best, stopped_early=stopped)
     if not keep:
@@ -258,3 +273,62 @@ def _rows(x, y) -> int:
     if not arrays or len(lengths) != 1 or 0 in lengths:
         raise ValueError(f"x and y must be non-empty arrays with one first dimension, got lengths {sorted(lengths)}")
     return lengths.pop()
+
+
+class EpochCheckpoint(keras.callbacks.Callback):
+    """The state of a plain ``model.fit`` saved after every epoch, for a training that keeps its own data pipeline.
+
+    ``resumable_fit`` calls ``fit`` once per epoch with the epoch's data; some trainings cannot be cut so without
+    changing their batches (a dataset that redraws its batches, or its masks, in ``on_epoch_end`` from a generator
+    it keeps). This callback leaves the ``fit`` call as it is and writes the same atomic state as ``resumable_fit``
+    (weights and optimizer, random-number states, the history and the training seconds, one record as the commit)
+    at the end of every epoch::
+
+        checkpoint = EpochCheckpoint(folder)
+        done = checkpoint.restore(model)            # 0, or the epochs finished before (their state is loaded)
+        model.fit(data, epochs=E, initial_epoch=done, callbacks=[checkpoint, ...])
+        checkpoint.history, checkpoint.seconds     # every epoch's logs and seconds, those before a resume included
+        checkpoint.clear()                          # once the training is done
+
+    What a resume cannot restore is the data pipeline's own state: after a resume the batches come from a dataset
+    built afresh (advance it yourself to come close), so a resumed run ends near, not exactly at, the weights of
+    an uninterrupted one. Put it first in ``callbacks``, so that later callbacks see its ``seconds`` up to date.
+
+    Args:
+        checkpoint_dir: the training's folder (created if missing); one per training.
+
+    Raises:
+        ValueError (``restore``): the folder holds the state of a model with other weight shapes.
+    """
+
+    def __init__(self, checkpoint_dir: str | os.PathLike):
+        super().__init__()
+        self.directory = Path(checkpoint_dir)
+        self.history: dict[str, list] = {}
+        self.seconds = 0.0
+        self._started = None
+
+    def restore(self, model: keras.Model) -> int:
+        """Load the last committed epoch's state into ``model`` (compiled and built); return the epochs finished."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        done = last_finished_epoch(self.directory)
+        if done:
+            record = _load_state(model, self.directory, done)
+            self.history, self.seconds = record["history"], record["seconds"]
+        _tidy(self.directory, keep=done)
+        return done
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._started = time.perf_counter()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.seconds += time.perf_counter() - self._started
+        for name, value in (logs or {}).items():
+            self.history.setdefault(name, []).append(float(value))
+        self.directory.mkdir(parents=True, exist_ok=True)
+        _save_state(self.model, self.directory, epoch + 1, {"seconds": self.seconds, "history": self.history})
+        _tidy(self.directory, keep=epoch + 1)
+
+    def clear(self) -> None:
+        """Delete the folder (the training is done; the model in memory holds its result)."""
+        shutil.rmtree(self.directory, ignore_errors=True)
