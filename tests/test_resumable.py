@@ -328,3 +328,31 @@ def test_epoch_checkpoint_resumes_a_plain_fit_to_the_weights_of_an_uninterrupted
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["epoch_0004.json", "epoch_0004.weights.h5"]
     second.clear()
     assert not (tmp_path / "run").exists()
+
+
+def test_a_validation_dataset_keeps_its_batches_and_changed_settings_are_refused(tmp_path):
+    x, y = _stream(24)
+    valid = _Reshuffled(x, y, seed=9, read=[])
+    order = valid.order.copy()
+    resumable_fit(_model(), x, y, epochs=2, checkpoint_dir=tmp_path / "v", validation_data=valid, patience=3)
+    np.testing.assert_array_equal(valid.order, order)         # never regrouped between epochs
+    for changed in (dict(seed=1), dict(shuffle=False), dict(patience=2), dict(patience=None)):
+        args = dict(epochs=3, checkpoint_dir=tmp_path / "v", validation_data=valid, patience=3) | changed
+        with pytest.raises(ValueError, match="other settings"):
+            resumable_fit(_model(), x, y, **args)
+    for best in (tmp_path / "v").glob("best_epoch_*"):
+        best.unlink()
+    with pytest.raises(ValueError, match="lacks the weights of its best epoch"):
+        resumable_fit(_model(), x, y, epochs=3, checkpoint_dir=tmp_path / "v", validation_data=valid, patience=3)
+    with pytest.raises(ValueError, match="cannot order by epoch"):
+        resumable_fit(_model(), valid, epochs=1, checkpoint_dir=tmp_path / "d")
+
+
+def test_epoch_checkpoint_records_a_run_a_callback_stopped(tmp_path):
+    x, y = _stream()
+    model = _model()
+    checkpoint = EpochCheckpoint(tmp_path)
+    checkpoint.restore(model)
+    model.fit(x, y, epochs=5, verbose=0, callbacks=[checkpoint, _StopAfter(1)])
+    again = EpochCheckpoint(tmp_path)
+    assert again.restore(_model()) == 2 and again.stopped and not EpochCheckpoint(tmp_path / "new").stopped

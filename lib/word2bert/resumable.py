@@ -96,11 +96,11 @@ def _load_state(model: keras.Model, directory: Path, epoch: int) -> dict:
     if record.get("weights", _signature(model)) != _signature(model):
         raise ValueError(f"{directory} holds the state of another model (other weight shapes): delete "
                          f"that folder or use another checkpoint_dir")
-    model.load_weights(weights_path)
     states = _random_states(model)
     if len(states) != len(record["random_states"]):
         raise ValueError(f"{record_path} holds {len(record['random_states'])} random-number states, the model has "
                          f"{len(states)}: it was written by another model; use another checkpoint_dir")
+    model.load_weights(weights_path)
     for variable, value in zip(states, record["random_states"]):
         variable.assign(np.asarray(value, dtype=variable.dtype))
     return record
@@ -144,16 +144,21 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         batch_size: rows per step.
         seed: seeds the per-epoch shuffles (set ``keras.utils.set_random_seed`` yourself for the initial weights).
         shuffle: False keeps the rows in their order every epoch (a stateful model reading a stream in order).
-        validation_data: passed to ``fit`` each epoch.
+        validation_data: passed to ``fit`` each epoch (a ``PyDataset`` is read as it is, the same batches every
+            epoch: its ``on_epoch_end`` is not called).
         callbacks: Keras callbacks passed to each epoch's ``fit`` (they see one epoch per call, with its epoch
             index, so a learning-rate schedule by epoch carries on after a resume); one that sets
-            ``model.stop_training`` ends the run after that epoch, for good (a rerun trains nothing more).
+            ``model.stop_training`` ends the run after that epoch, for good (a rerun trains nothing more). Their
+            ``on_train_begin`` runs every epoch, so one that keeps a state from there (``EarlyStopping``,
+            ``ReduceLROnPlateau``, a time budget) starts over each epoch: use ``patience`` for early stopping.
+            The carried states of a stateful RNN are not saved: reset them at the start of each epoch.
         verbose: 0 silent; 1 or 2: ``fit``'s log and a line when the run resumes.
         patience: early stopping: stop once ``monitor`` has not been lower than its lowest value for ``patience``
             epochs, then load the weights of the epoch with the lowest value (as ``keras.callbacks.EarlyStopping``
             with ``restore_best_weights=True``, whose state a per-epoch ``fit`` could not keep); the best epoch's
             weights are saved beside the state, so a resume keeps them. None: every epoch runs, the last weights stay.
-        monitor: the logged value early stopping watches (lower is better), e.g. ``"val_loss"``.
+        monitor: the logged value early stopping watches (lower is better), e.g. ``"val_loss"``; a NaN is never
+            lower, so a run whose every value is NaN keeps its last weights (``best_epoch`` 0).
         keep: False deletes the folder once every epoch is done (the model in memory holds the result; a rerun
             then trains afresh, as ``keras.callbacks.BackupAndRestore`` does); True keeps the final state, and a
             rerun only loads it.
@@ -168,7 +173,9 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         ValueError: ``epochs`` < 1; ``x`` empty or its arrays of different lengths (checked for every epoch when
             ``x`` is a function); the model not compiled or not built; a checkpoint folder that holds more finished
             epochs than ``epochs``, or the state of another model (weights of other shapes: delete the folder
-            or use another one); ``patience`` < 1; a ``monitor`` that the training does not log.
+            or use another one); a folder of a run with another ``seed``, ``shuffle``, ``patience`` or ``monitor``, or
+            whose best epoch's weights are missing; ``patience`` < 1; a ``monitor`` that the training does not log;
+            ``x`` a dataset (pass a function of the epoch instead).
     """
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
@@ -178,6 +185,9 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         raise ValueError("resumable_fit needs a built model: call it on a batch first")
     if patience is not None and patience < 1:
         raise ValueError(f"patience must be >= 1 or None, got {patience}")
+    if isinstance(x, keras.utils.PyDataset) or type(x).__name__.endswith("Dataset"):
+        raise ValueError(f"x is a {type(x).__name__}, whose batches resumable_fit cannot order by epoch: pass arrays, "
+                         f"or a function of the epoch that returns the epoch's dataset, or use EpochCheckpoint")
     per_epoch = callable(x)
     if per_epoch and y is not None:
         raise ValueError("when x is a function of the epoch it returns the targets too: pass y=None")
@@ -190,13 +200,26 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
                          f"use another checkpoint_dir or delete that folder")
     history: dict[str, list] = {}
     seconds, stopped = 0.0, False
+    settings = {"seed": seed, "shuffle": bool(shuffle), "per_epoch": per_epoch, "patience": patience,
+                "monitor": monitor if patience else None}
     if start:
         record = _load_state(model, directory, start)
+        before = record.get("settings", settings)
+        if before != settings:
+            changed = {k: (before.get(k), v) for k, v in settings.items() if before.get(k) != v}
+            raise ValueError(f"{directory} holds a run with other settings (was, now): {changed}; resume with the "
+                             f"same ones, or delete that folder to start over")
         history, seconds, stopped = record["history"], record.get("seconds", 0.0), record.get("stopped", False)
         if verbose:
             print(f"resumable_fit: resuming after epoch {start} of {epochs} (state in {directory})")
     best = _best_epoch(history.get(monitor, [])) if patience else None
+    if best and not (directory / f"best_epoch_{best:04d}.weights.h5").is_file():
+        raise ValueError(f"{directory} lacks the weights of its best epoch {best} (best_epoch_{best:04d}.weights.h5): "
+                         f"delete that folder to start over")
     _tidy(directory, keep=start, best=best)
+    # a validation dataset is read as it is, every epoch: Keras calls its on_epoch_end after each evaluation, and a
+    # dataset that regroups its batches there would score each epoch (and early stopping) on another grouping
+    valid = _OneEpoch(validation_data) if isinstance(validation_data, keras.utils.PyDataset) else validation_data
     for epoch in range(start, epochs if not stopped else start):
         if per_epoch:
             got = x(epoch)
@@ -218,7 +241,7 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         dataset = isinstance(x_epoch, keras.utils.PyDataset)
         started = time.perf_counter()
         out = model.fit(_OneEpoch(x_epoch) if dataset else x_epoch, y_epoch, batch_size=None if dataset else batch_size,
-                        epochs=epoch + 1, initial_epoch=epoch, shuffle=False, validation_data=validation_data,
+                        epochs=epoch + 1, initial_epoch=epoch, shuffle=False, validation_data=valid,
                         callbacks=list(callbacks), verbose=verbose)
         seconds += time.perf_counter() - started
         for name, values in out.history.items():
@@ -232,7 +255,7 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
                 atomic_save(model.save_weights, directory / f"best_epoch_{best:04d}.weights.h5")
             stopped = epoch + 1 - best >= patience
         stopped = stopped or bool(getattr(model, "stop_training", False))     # a callback ended the run
-        _save_state(model, directory, epoch + 1, {"of_epochs": epochs, "seed": seed, "seconds": seconds,
+        _save_state(model, directory, epoch + 1, {"of_epochs": epochs, "settings": settings, "seconds": seconds,
                                                   "stopped": stopped, "history": history})
         _tidy(directory, keep=epoch + 1, best=best)
         if stopped:
@@ -246,8 +269,15 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
             model.load_weights(directory / f"best_epoch_{best:04d}.weights.h5")
         info.update(best_epoch=best, stopped_early=stopped)
     if not keep:
-        shutil.rmtree(directory, ignore_errors=True)
+        _remove(directory)
     return info
+
+
+def _remove(directory: Path) -> None:
+    """Delete a state folder, its records first: a kill during the removal leaves a folder that reads as empty."""
+    for record in directory.glob("epoch_*.json"):
+        record.unlink(missing_ok=True)
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 class _OneEpoch(keras.utils.PyDataset):
@@ -293,6 +323,8 @@ class EpochCheckpoint(keras.callbacks.Callback):
     What a resume cannot restore is the data pipeline's own state: after a resume the batches come from a dataset
     built afresh (advance it yourself to come close), so a resumed run ends near, not exactly at, the weights of
     an uninterrupted one. Put it first in ``callbacks``, so that later callbacks see its ``seconds`` up to date.
+    Other callbacks start afresh after a resume (``EarlyStopping`` forgets its best epoch); ``stopped`` says that a
+    callback ended the run (``model.stop_training``) before the resume, so the caller need not fit again.
 
     Args:
         checkpoint_dir: the training's folder (created if missing); one per training.
@@ -306,7 +338,8 @@ class EpochCheckpoint(keras.callbacks.Callback):
         self.directory = Path(checkpoint_dir)
         self.history: dict[str, list] = {}
         self.seconds = 0.0
-        self._started = None
+        self.stopped = False
+        self._started, self._last = None, 0
 
     def restore(self, model: keras.Model) -> int:
         """Load the last committed epoch's state into ``model`` (compiled and built); return the epochs finished."""
@@ -314,7 +347,8 @@ class EpochCheckpoint(keras.callbacks.Callback):
         done = last_finished_epoch(self.directory)
         if done:
             record = _load_state(model, self.directory, done)
-            self.history, self.seconds = record["history"], record["seconds"]
+            self.history, self.seconds = record["history"], record.get("seconds", 0.0)
+            self.stopped = record.get("stopped", False)
         _tidy(self.directory, keep=done)
         return done
 
@@ -326,9 +360,18 @@ class EpochCheckpoint(keras.callbacks.Callback):
         for name, value in (logs or {}).items():
             self.history.setdefault(name, []).append(float(value))
         self.directory.mkdir(parents=True, exist_ok=True)
-        _save_state(self.model, self.directory, epoch + 1, {"seconds": self.seconds, "history": self.history})
+        _save_state(self.model, self.directory, epoch + 1, {"seconds": self.seconds, "stopped": False,
+                                                            "history": self.history})
         _tidy(self.directory, keep=epoch + 1)
+        self._last = epoch + 1
+
+    def on_train_end(self, logs=None):
+        # a callback after this one may have ended the run at the last epoch: mark its record (a rewrite of the JSON)
+        if self.model.stop_training and self._last:
+            self.stopped = True
+            record_path = _state_files(self.directory, self._last)[1]
+            atomic_write(record_path, json.dumps({**json.loads(record_path.read_text()), "stopped": True}, indent=1))
 
     def clear(self) -> None:
         """Delete the folder (the training is done; the model in memory holds its result)."""
-        shutil.rmtree(self.directory, ignore_errors=True)
+        _remove(self.directory)

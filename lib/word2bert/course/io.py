@@ -52,15 +52,34 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, encoding: str = "ut
 
 
 def _write_then_replace(write, tmp: str, path: Path) -> Path:
-    """Run ``write(tmp)``, then rename ``tmp`` over ``path``; on any failure remove ``tmp`` and re-raise."""
+    """Run ``write(tmp)``, flush it to disk, then rename ``tmp`` over ``path`` and flush the folder (so that after a
+    power cut the new name never points at data that did not reach the disk); on any failure remove ``tmp`` and
+    re-raise."""
     try:
         write(tmp)
+        with open(tmp, "rb+") as f:            # a writer that takes a path (Keras's) may not have synced its file
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+    _sync_folder(path.parent)
     return path
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush a folder's entries (a rename) to disk, where the system allows it (not on Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def atomic_save(save, path: str | os.PathLike) -> Path:
