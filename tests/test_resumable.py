@@ -356,3 +356,11 @@ def test_epoch_checkpoint_records_a_run_a_callback_stopped(tmp_path):
     model.fit(x, y, epochs=5, verbose=0, callbacks=[checkpoint, _StopAfter(1)])
     again = EpochCheckpoint(tmp_path)
     assert again.restore(_model()) == 2 and again.stopped and not EpochCheckpoint(tmp_path / "new").stopped
+
+
+def test_the_log_counts_the_epochs_of_the_whole_run(tmp_path, capsys):
+    x, y = _stream()
+    info = resumable_fit(_model(), x, y, epochs=3, checkpoint_dir=tmp_path, verbose=2)
+    out = capsys.readouterr().out
+    assert [line for line in out.splitlines() if line.startswith("Epoch ")] == ["Epoch 1/3", "Epoch 2/3", "Epoch 3/3"]
+    assert len(info["history"]["loss"]) == 3 and last_finished_epoch(tmp_path) == 3

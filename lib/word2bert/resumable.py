@@ -239,10 +239,11 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
         else:
             x_epoch, y_epoch = x, y
         dataset = isinstance(x_epoch, keras.utils.PyDataset)
+        only = _OnlyThisEpoch()          # fit is told the whole run's epochs (its log reads "Epoch 2/3"), runs one
         started = time.perf_counter()
         out = model.fit(_OneEpoch(x_epoch) if dataset else x_epoch, y_epoch, batch_size=None if dataset else batch_size,
-                        epochs=epoch + 1, initial_epoch=epoch, shuffle=False, validation_data=valid,
-                        callbacks=list(callbacks), verbose=verbose)
+                        epochs=epochs, initial_epoch=epoch, shuffle=False, validation_data=valid,
+                        callbacks=[*callbacks, only], verbose=verbose)
         seconds += time.perf_counter() - started
         for name, values in out.history.items():
             history.setdefault(name, []).extend(float(v) for v in values)
@@ -254,13 +255,13 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
             if best == epoch + 1:
                 atomic_save(model.save_weights, directory / f"best_epoch_{best:04d}.weights.h5")
             stopped = epoch + 1 - best >= patience
-        stopped = stopped or bool(getattr(model, "stop_training", False))     # a callback ended the run
+        stopped = stopped or only.stopped_by_another          # a callback ended the run
         _save_state(model, directory, epoch + 1, {"of_epochs": epochs, "settings": settings, "seconds": seconds,
                                                   "stopped": stopped, "history": history})
         _tidy(directory, keep=epoch + 1, best=best)
         if stopped:
             if verbose:
-                why = "a callback stopped it" if model.stop_training else f"{monitor} not lower for {patience} epochs"
+                why = "a callback stopped it" if only.stopped_by_another else f"{monitor} not lower for {patience} epochs"
                 print(f"resumable_fit: stopped after epoch {epoch + 1} ({why})")
             break
     info = {"history": history, "resumed_from": start, "seconds": seconds}
@@ -278,6 +279,17 @@ def _remove(directory: Path) -> None:
     for record in directory.glob("epoch_*.json"):
         record.unlink(missing_ok=True)
     shutil.rmtree(directory, ignore_errors=True)
+
+
+class _OnlyThisEpoch(keras.callbacks.Callback):
+    """Last among a per-epoch ``fit``'s callbacks: ends the fit after its first epoch, noting whether another
+    callback had already ended the run (``model.stop_training``)."""
+
+    stopped_by_another = False
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.stopped_by_another = bool(self.model.stop_training)
+        self.model.stop_training = True
 
 
 class _OneEpoch(keras.utils.PyDataset):
