@@ -210,13 +210,10 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
                              f"ids: build it with {side}_vocab_size=len(data.{side}_vocab)")
     model.compile(optimizer=keras.optimizers.Adam(learning_rate, clipnorm=clipnorm),
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0))
-    early_stop = keras.callbacks.EarlyStopping("val_loss", patience=patience, restore_best_weights=True)
-    started = time.time()
-    batches = LengthBatches(data.x_train, data.din_train, data.dout_train, batch_size, seed=seed)
     valid = LengthBatches(data.x_valid, data.din_valid, data.dout_valid, 256, seed=seed)
     if checkpoint_dir is not None:
         def epoch_batches(epoch):
-            """Epoch ``epoch``'s batches: those a single ``fit`` draws after ``epoch`` reshuffles."""
+            """Epoch ``epoch``'s batches: a new ``LengthBatches`` of the seed, reshuffled ``epoch`` times."""
             rounds = LengthBatches(data.x_train, data.din_train, data.dout_train, batch_size, seed=seed)
             for _ in range(epoch):
                 rounds.on_epoch_end()
@@ -225,6 +222,9 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
         run = resumable_fit(model, epoch_batches, epochs=epochs, checkpoint_dir=checkpoint_dir, validation_data=valid,
                             patience=patience, callbacks=callbacks, verbose=verbose, keep=False)
         return run["history"], run["seconds"]
+    early_stop = keras.callbacks.EarlyStopping("val_loss", patience=patience, restore_best_weights=True)
+    started = time.time()
+    batches = LengthBatches(data.x_train, data.din_train, data.dout_train, batch_size, seed=seed)
     history = model.fit(batches, validation_data=valid, epochs=epochs, verbose=verbose, callbacks=[early_stop, *callbacks])
     return history.history, time.time() - started
 
