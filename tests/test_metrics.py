@@ -10,6 +10,7 @@ import pytest
 import sacrebleu
 
 from word2bert.metrics import BleuCurve, MaskedAccuracy, bleu_by_bucket, corpus_bleu
+from word2bert.resumable import resumable_fit
 from word2bert.transformer import masked_accuracy
 
 
@@ -196,3 +197,44 @@ def test_bleu_curve_stops_at_the_budget_part_way_through_an_epoch():
         BleuCurve(lambda: [], ["a"], minutes=0)
     with pytest.raises(ValueError, match="at least one reference"):
         BleuCurve(lambda: [], [])
+
+
+class _RaiseAtEpoch(keras.callbacks.Callback):
+    def __init__(self, at):
+        super().__init__()
+        self.at = at
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if epoch == self.at:
+            raise KeyboardInterrupt
+
+
+def _curve_model():
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    return model
+
+
+def test_bleu_curve_keeps_its_points_and_its_spent_budget_over_a_resumed_training(tmp_path):
+    x = np.random.default_rng(0).normal(size=(32, 3)).astype("float32")
+    y = (x[:, 0] > 0).astype("int32")
+    hypotheses = iter(["a b c d", "a b c x", "a b x x", "x x x x", "a b c d"])
+    first = BleuCurve(lambda: [next(hypotheses)], ["a b c d"], verbose=False)
+    with pytest.raises(KeyboardInterrupt):
+        resumable_fit(_curve_model(), x, y, epochs=4, checkpoint_dir=tmp_path, batch_size=8,
+                      callbacks=[first, _RaiseAtEpoch(2)])
+    assert [p["epochs"] for p in first.points] == [1, 2] and first.spent > 0
+    second = BleuCurve(lambda: [next(hypotheses)], ["a b c d"], verbose=False)
+    resumable_fit(_curve_model(), x, y, epochs=4, checkpoint_dir=tmp_path, batch_size=8, callbacks=[second])
+    assert [p["epochs"] for p in second.points] == [1, 2, 3, 4]
+    assert [p["bleu"] for p in second.points[:2]] == [100.0, first.points[1]["bleu"]] and first.points[1]["bleu"] < 100
+    assert second.spent > first.spent and second.points[1] == first.points[1]
+    # a budget already spent before the interruption stops the resumed run after its first batch
+    third = BleuCurve(lambda: ["a b c d"], ["a b c d"], minutes=first.spent / 60, verbose=False)
+    third.set_state(first.get_state())
+    run = resumable_fit(_curve_model(), x, y, epochs=4, checkpoint_dir=tmp_path / "budget", batch_size=8,
+                        callbacks=[third])
+    assert len(run["history"]["loss"]) == 1 and third.points[-1]["epochs"] == 0.25
+    with pytest.raises(ValueError, match="'points' and 'spent'"):
+        third.set_state({"points": []})

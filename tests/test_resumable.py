@@ -364,3 +364,36 @@ def test_the_log_counts_the_epochs_of_the_whole_run(tmp_path, capsys):
     out = capsys.readouterr().out
     assert [line for line in out.splitlines() if line.startswith("Epoch ")] == ["Epoch 1/3", "Epoch 2/3", "Epoch 3/3"]
     assert len(info["history"]["loss"]) == 3 and last_finished_epoch(tmp_path) == 3
+
+
+class _Seen(keras.callbacks.Callback):
+    """Notes every epoch it sees; its notes are its state (get_state / set_state)."""
+
+    def __init__(self):
+        super().__init__()
+        self.epochs = []
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.epochs.append(epoch)
+
+    def get_state(self):
+        return {"epochs": list(self.epochs)}
+
+    def set_state(self, state):
+        self.epochs = list(state["epochs"])
+
+
+def test_a_callback_with_get_state_has_its_state_saved_and_given_back_on_a_resume(tmp_path):
+    x, y = _stream()
+    first = _Seen()
+    with pytest.raises(KeyboardInterrupt):
+        resumable_fit(_model(), x, y, epochs=4, checkpoint_dir=tmp_path, batch_size=8, callbacks=[first, _RaiseAt(2)])
+    assert first.epochs == [0, 1]
+    second = _Seen()
+    resumable_fit(_model(), x, y, epochs=4, checkpoint_dir=tmp_path, batch_size=8, callbacks=[second])
+    assert second.epochs == [0, 1, 2, 3]                   # the two epochs before the interruption came back
+    finished = _Seen()                                     # a rerun of the finished run only loads, state included
+    resumable_fit(_model(), x, y, epochs=4, checkpoint_dir=tmp_path, batch_size=8, callbacks=[finished])
+    assert finished.epochs == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="states of 1 callbacks with get_state, this run has 2"):
+        resumable_fit(_model(), x, y, epochs=4, checkpoint_dir=tmp_path, batch_size=8, callbacks=[_Seen(), _Seen()])

@@ -8,6 +8,7 @@ from keras import ops
 from layer_checks import run_layer_test
 from word2bert.seq2seq import (SPECIALS, LengthBatches, Seq2Seq, detokenize, encode_pairs, evaluate_translation,
                                group_references, prepare_translation, tokenize, train_seq2seq)
+from word2bert.batching import length_batches_by_epoch
 from word2bert.resumable import last_finished_epoch
 from word2bert.text import Vocabulary
 
@@ -276,3 +277,30 @@ def test_a_checkpointed_training_learns_and_resumes_after_an_interruption_to_the
     np.testing.assert_allclose(histories[2]["val_loss"], histories[1]["val_loss"], rtol=1e-5)
     for a, b in zip(weights[2], weights[1]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_length_batches_by_epoch_gives_each_epoch_every_pair_once_and_the_same_batches_on_every_call():
+    rng = np.random.default_rng(0)
+    n = 37
+    lengths = rng.integers(1, 9, n)
+    source = np.array([[i + 1] + [0] * 9 for i in range(n)], np.int32)   # row i holds id i + 1: rows can be told apart
+    target = np.array([[3] * k + [0] * (10 - k) for k in lengths], np.int32)
+    by_epoch = length_batches_by_epoch(source, target, target, batch_size=8, seed=5)
+    orders = []
+    for epoch in range(3):
+        batches, targets = by_epoch(epoch)
+        assert targets is None and len(batches) == 5
+        rows = [int(r) - 1 for i in range(len(batches)) for r in batches[i][0][0][:, 0]]
+        assert sorted(rows) == list(range(n))                            # every pair once
+        again = by_epoch(epoch)[0]
+        assert all(np.array_equal(batches[i][0][0], again[i][0][0]) for i in range(len(batches)))
+        orders.append(rows)
+    assert orders[0] != orders[1] != orders[2]                           # a new draw each epoch
+    plain = LengthBatches(source, target, target, 8, seed=5)
+    plain.on_epoch_end()
+    plain.on_epoch_end()
+    assert [int(r) - 1 for i in range(len(plain)) for r in plain[i][0][0][:, 0]] == orders[2]
+    with pytest.raises(ValueError, match="epoch must be >= 0"):
+        by_epoch(-1)
+    with pytest.raises(ValueError, match="batch_size and round_to must be >= 1"):
+        length_batches_by_epoch(source, target, target, batch_size=0)

@@ -144,3 +144,51 @@ def test_train_transformer_uses_the_learning_rate_it_is_given():
     assert model.optimizer.learning_rate is not None and model.optimizer._learning_rate is schedule
     # two steps were taken: the rate is the schedule's at step 2, not the paper's warm-up 100
     assert float(to_numpy(model.optimizer.learning_rate)) == pytest.approx(5e-3 * 3 / 4, rel=1e-5)
+
+
+class _StopBefore(keras.callbacks.Callback):
+    """Raises at the start of epoch ``at`` (0-based): a kernel stopped mid-run."""
+
+    def __init__(self, at):
+        super().__init__()
+        self.at = at
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if epoch == self.at:
+            raise KeyboardInterrupt
+
+
+@pytest.mark.slow
+def test_train_transformer_with_a_checkpoint_resumes_to_the_weights_of_an_uninterrupted_run_and_keeps_the_best(
+        tmp_path):
+    rng = np.random.default_rng(2)
+    train = _random_arrays(rng, 48, 8, 12, rng.integers(1, 8, 48))
+    valid = _random_arrays(rng, 24, 8, 12, rng.integers(1, 8, 24))
+
+    def model():
+        keras.utils.set_random_seed(0)           # dropout 0.2: its random-number state must come back too
+        return Transformer(12, 12, num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, dropout=0.2, max_len=8)
+
+    args = dict(epochs=4, batch_size=16, warmup_steps=2, verbose=0, seed=3)
+    whole = model()
+    # epoch 3 (0-based 2) starts from noise: the best epoch is then an earlier one, which must be the one kept
+    history, _ = train_transformer(whole, train, valid, checkpoint_dir=tmp_path / "whole",
+                                   callbacks=[_SpoilAndRecord(spoil=2)], **args)
+    cut = model()
+    with pytest.raises(KeyboardInterrupt):
+        train_transformer(cut, train, valid, checkpoint_dir=tmp_path / "cut",
+                          callbacks=[_SpoilAndRecord(spoil=2), _StopBefore(2)], **args)
+    resumed = model()
+    record = _SpoilAndRecord(spoil=2)
+    again, seconds = train_transformer(resumed, train, valid, checkpoint_dir=tmp_path / "cut", callbacks=[record],
+                                       **args)
+    assert len(again["val_loss"]) == 4 and seconds > 0 and len(record.weights) == 2     # only epochs 3 and 4 ran
+    np.testing.assert_allclose(again["val_loss"], history["val_loss"], rtol=1e-5)
+    best = int(np.argmin(history["val_loss"]))
+    assert best < 2 < len(history["val_loss"])
+    for a, b in zip(resumed.get_weights(), whole.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert not (tmp_path / "whole").exists() and not (tmp_path / "cut").exists()
+    # the best epoch's weights, not the last epoch's, are what the model holds
+    last = record.weights[-1]
+    assert any(not np.allclose(a, b) for a, b in zip(resumed.get_weights(), last))

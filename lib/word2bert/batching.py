@@ -146,3 +146,35 @@ class LengthBatches(keras.utils.PyDataset):
 
     def on_epoch_end(self):
         self._make_batches()
+
+
+def length_batches_by_epoch(source, decoder_input, decoder_target, batch_size: int, seed: int = 0,
+                            round_to: int = 8):
+    """Each epoch's ``LengthBatches`` of a seed, as a function of the epoch, for ``word2bert.resumable.resumable_fit``.
+
+    A plain ``fit`` on one ``LengthBatches`` redraws its batches in ``on_epoch_end``, whenever Keras calls it; a
+    resumable run needs epoch ``e``'s batches without having run epochs ``0 .. e - 1``. Here epoch ``e`` gets a
+    new ``LengthBatches`` of ``seed`` redrawn ``e`` times, the same batches whether the run was interrupted or not.
+    (Redrawing ``e`` times costs O(e) sorts of the rows: cheap for tens of epochs.)
+
+    Args:
+        source, decoder_input, decoder_target, batch_size, seed, round_to: as ``LengthBatches``'s.
+
+    Returns:
+        a function ``epoch -> (LengthBatches, None)`` (the form ``resumable_fit`` takes as ``x``); ``epoch`` counts
+        from 0.
+
+    Raises:
+        ValueError: as ``LengthBatches`` (checked here, before any epoch); from the function, ``epoch`` < 0.
+    """
+    LengthBatches(source, decoder_input, decoder_target, batch_size, seed=seed, round_to=round_to)   # checks now
+
+    def epoch_batches(epoch: int):
+        if epoch < 0:
+            raise ValueError(f"epoch must be >= 0, got {epoch}")
+        batches = LengthBatches(source, decoder_input, decoder_target, batch_size, seed=seed, round_to=round_to)
+        for _ in range(epoch):
+            batches.on_epoch_end()
+        return batches, None
+
+    return epoch_batches

@@ -150,7 +150,10 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
             index, so a learning-rate schedule by epoch carries on after a resume); one that sets
             ``model.stop_training`` ends the run after that epoch, for good (a rerun trains nothing more). Their
             ``on_train_begin`` runs every epoch, so one that keeps a state from there (``EarlyStopping``,
-            ``ReduceLROnPlateau``, a time budget) starts over each epoch: use ``patience`` for early stopping.
+            ``ReduceLROnPlateau``) starts over each epoch: use ``patience`` for early stopping. A callback with
+            the methods ``get_state()`` (returning a JSON-able value) and ``set_state(state)`` has its state saved
+            in every epoch's record and given back on a resume, e.g. ``word2bert.metrics.BleuCurve``'s points and
+            the training seconds its time budget has spent.
             The carried states of a stateful RNN are not saved: reset them at the start of each epoch.
         verbose: 0 silent; 1 or 2: ``fit``'s log and a line when the run resumes.
         patience: early stopping: stop once ``monitor`` has not been lower than its lowest value for ``patience``
@@ -174,8 +177,9 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
             ``x`` is a function); the model not compiled or not built; a checkpoint folder that holds more finished
             epochs than ``epochs``, or the state of another model (weights of other shapes: delete the folder
             or use another one); a folder of a run with another ``seed``, ``shuffle``, ``patience`` or ``monitor``, or
-            whose best epoch's weights are missing; ``patience`` < 1; a ``monitor`` that the training does not log;
-            ``x`` a dataset (pass a function of the epoch instead).
+            whose best epoch's weights are missing, or whose saved callback states are not as many as the callbacks
+            with ``get_state`` now; ``patience`` < 1; a ``monitor`` that the training does not log; ``x`` a dataset
+            (pass a function of the epoch instead).
     """
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
@@ -200,6 +204,8 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
                          f"use another checkpoint_dir or delete that folder")
     history: dict[str, list] = {}
     seconds, stopped = 0.0, False
+    stateful = [c for c in callbacks if callable(getattr(c, "get_state", None))
+                and callable(getattr(c, "set_state", None))]
     settings = {"seed": seed, "shuffle": bool(shuffle), "per_epoch": per_epoch, "patience": patience,
                 "monitor": monitor if patience else None}
     if start:
@@ -210,6 +216,13 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
             raise ValueError(f"{directory} holds a run with other settings (was, now): {changed}; resume with the "
                              f"same ones, or delete that folder to start over")
         history, seconds, stopped = record["history"], record.get("seconds", 0.0), record.get("stopped", False)
+        states = record.get("callback_states", [])
+        if len(states) != len(stateful):
+            raise ValueError(f"{directory} holds the states of {len(states)} callbacks with get_state, this run has "
+                             f"{len(stateful)} ({[type(c).__name__ for c in stateful]}): resume with the same callbacks, "
+                             f"or delete that folder to start over")
+        for callback, state in zip(stateful, states):
+            callback.set_state(state)
         if verbose:
             print(f"resumable_fit: resuming after epoch {start} of {epochs} (state in {directory})")
     best = _best_epoch(history.get(monitor, [])) if patience else None
@@ -257,7 +270,8 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
             stopped = epoch + 1 - best >= patience
         stopped = stopped or only.stopped_by_another          # a callback ended the run
         _save_state(model, directory, epoch + 1, {"of_epochs": epochs, "settings": settings, "seconds": seconds,
-                                                  "stopped": stopped, "history": history})
+                                                  "stopped": stopped, "history": history,
+                                                  "callback_states": [c.get_state() for c in stateful]})
         _tidy(directory, keep=epoch + 1, best=best)
         if stopped:
             if verbose:

@@ -30,6 +30,9 @@ class BleuCurve(keras.callbacks.Callback):
         points: list of dicts ``{"epochs": float, "minutes": float, "bleu": float}``, one per epoch.
         spent: training seconds so far.
 
+    ``get_state`` / ``set_state`` hand over ``points`` and ``spent``, so that a training resumed by
+    ``word2bert.resumable.resumable_fit`` keeps the curve and what the budget has spent before the interruption.
+
     Raises:
         ValueError: ``minutes`` not positive; no reference.
     """
@@ -43,6 +46,16 @@ class BleuCurve(keras.callbacks.Callback):
         self.translate, self.references, self.minutes, self.verbose = translate, list(references), minutes, verbose
         self.points: list[dict] = []
         self.spent = 0.0
+
+    def get_state(self) -> dict:
+        """The curve so far, JSON-able: ``{"points": [...], "spent": seconds}``."""
+        return {"points": [dict(p) for p in self.points], "spent": float(self.spent)}
+
+    def set_state(self, state: dict) -> None:
+        """Take back a state from ``get_state`` (ValueError: not one)."""
+        if not isinstance(state, dict) or set(state) != {"points", "spent"}:
+            raise ValueError(f"a BleuCurve state is a dict with 'points' and 'spent', got {state!r:.80}")
+        self.points, self.spent = [dict(p) for p in state["points"]], float(state["spent"])
 
     def _tick(self):
         now = time.perf_counter()

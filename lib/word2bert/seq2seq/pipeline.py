@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import keras
 import numpy as np
 
-from word2bert.batching import LengthBatches, pad_rows
+from word2bert.batching import LengthBatches, length_batches_by_epoch, pad_rows
 from word2bert.metrics.bleu import bleu_by_bucket, corpus_bleu, corpus_chrf
 from word2bert.resumable import resumable_fit
 from word2bert.seq2seq.data import encode_pairs, group_references
@@ -212,13 +212,7 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0))
     valid = LengthBatches(data.x_valid, data.din_valid, data.dout_valid, 256, seed=seed)
     if checkpoint_dir is not None:
-        def epoch_batches(epoch):
-            """Epoch ``epoch``'s batches: a new ``LengthBatches`` of the seed, reshuffled ``epoch`` times."""
-            rounds = LengthBatches(data.x_train, data.din_train, data.dout_train, batch_size, seed=seed)
-            for _ in range(epoch):
-                rounds.on_epoch_end()
-            return rounds, None
-
+        epoch_batches = length_batches_by_epoch(data.x_train, data.din_train, data.dout_train, batch_size, seed=seed)
         run = resumable_fit(model, epoch_batches, epochs=epochs, checkpoint_dir=checkpoint_dir, validation_data=valid,
                             patience=patience, callbacks=callbacks, verbose=verbose, keep=False)
         return run["history"], run["seconds"]

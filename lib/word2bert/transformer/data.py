@@ -13,8 +13,9 @@ import time
 import keras
 import numpy as np
 
-from word2bert.batching import LengthBatches, pad_rows, teacher_forcing_arrays
+from word2bert.batching import LengthBatches, length_batches_by_epoch, pad_rows, teacher_forcing_arrays
 from word2bert.metrics.token_accuracy import MaskedAccuracy
+from word2bert.resumable import resumable_fit
 from word2bert.text.wordpiece import BERT_SPECIALS
 from word2bert.text.words import detokenize, tokenize
 from word2bert.transformer.training import MaskedCrossEntropy, TransformerSchedule
@@ -73,7 +74,7 @@ def encode_translation_pairs(pairs, source_tokenizer, target_tokenizer, max_len:
 def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_steps: int,
                       label_smoothing: float = 0.1, lr_scale: float = 1.0, clipnorm: float | None = 1.0,
                       seed: int = 0, verbose: int = 2, jit_compile: bool = False,
-                      callbacks=(), learning_rate=None) -> tuple[dict, float]:
+                      callbacks=(), learning_rate=None, checkpoint_dir=None) -> tuple[dict, float]:
     """Compile and ``fit`` a ``Transformer`` the paper's way; keep the weights of the best validation epoch.
 
     Adam (beta_2 = 0.98, epsilon = 1e-9, as the paper) with ``TransformerSchedule(d_model,
@@ -94,10 +95,15 @@ def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_
         learning_rate: a float or a ``keras.optimizers.schedules.LearningRateSchedule`` used instead of
             ``TransformerSchedule`` (then ``warmup_steps`` and ``lr_scale`` are not used), e.g.
             ``warmup_inverse_sqrt(peak, warmup_steps)``.
+        checkpoint_dir: a folder for the training's state after every epoch (``word2bert.resumable.resumable_fit``,
+            its batches from ``length_batches_by_epoch``): a run that was killed, called again with the same folder,
+            carries on from its last finished epoch with the same batches, keeps the best epoch's weights, and gives
+            the callbacks that have ``get_state`` (``BleuCurve``) their state back; the folder is deleted at the end.
+            None: a plain ``fit``.
 
     Returns:
         ``(history, seconds)``: per-epoch lists (``loss``, ``val_loss``, ``masked_accuracy``, ...) and
-        the wall seconds of ``fit``.
+        the wall seconds of ``fit`` (with ``checkpoint_dir``: over every epoch, those before a resume included).
 
     Raises:
         ValueError: ``epochs`` or ``batch_size`` < 1; a model whose vocabularies are smaller than the ids.
@@ -107,6 +113,8 @@ def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_
     for side, size, ids in (("src", model.src_vocab_size, train[0]), ("tgt", model.tgt_vocab_size, train[2])):
         if int(np.max(ids)) >= size:
             raise ValueError(f"the model's {side}_vocab_size is {size} but the data holds id {int(np.max(ids))}")
+    if not model.built:
+        model.build()                 # its weights now, as fit would make them at its first batch
     if learning_rate is None:
         learning_rate = TransformerSchedule(model.d_model, warmup_steps, lr_scale)
     optimizer = keras.optimizers.Adam(learning_rate, beta_1=0.9,
@@ -114,9 +122,16 @@ def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_
     # jit_compile=False: on CPU, XLA made the train step about 3x slower here (benchmarks/transformer.py)
     model.compile(optimizer=optimizer, loss=MaskedCrossEntropy(label_smoothing),
                   metrics=[MaskedAccuracy(name="masked_accuracy")], jit_compile=jit_compile)
+    validation = ((valid[0], valid[1]), valid[2])
+    if checkpoint_dir is not None:
+        # patience=epochs: never stops early, but ends on the weights of the epoch with the lowest val_loss
+        run = resumable_fit(model, length_batches_by_epoch(*train, batch_size, seed=seed), epochs=epochs,
+                            checkpoint_dir=checkpoint_dir, validation_data=validation, patience=epochs,
+                            callbacks=callbacks, verbose=verbose, keep=False)
+        return run["history"], run["seconds"]
     keep_best = keras.callbacks.EarlyStopping("val_loss", patience=epochs, restore_best_weights=True)
     started = time.time()
-    history = model.fit(LengthBatches(*train, batch_size, seed=seed), validation_data=((valid[0], valid[1]), valid[2]),
+    history = model.fit(LengthBatches(*train, batch_size, seed=seed), validation_data=validation,
                         epochs=epochs, verbose=verbose, callbacks=[keep_best, *callbacks])
     return history.history, time.time() - started
 
