@@ -113,8 +113,8 @@ def test_fine_tune_keeps_the_epoch_with_the_lowest_validation_loss():
 def test_a_refitter_run_equals_a_fresh_fine_tuning_from_the_same_weights():
     """Three runs on one Refitter (another learning rate, other starting weights, fewer epochs each time) must each
     end with the weights a fresh model gets from fine_tune with the same start and settings: nothing (optimizer
-    moments, step count, schedule, kept epoch) may leak from one run into the next. Its schedule must also equal
-    finetuning_optimizer's step by step."""
+    moments, step count, schedule, kept epoch, dropout's random-number state: dropout 0.3 here) may leak from one
+    run into the next. Its schedule must also equal finetuning_optimizer's step by step."""
     rng = np.random.default_rng(1)
     x, y = rng.normal(size=(96, 12)).astype("float32"), rng.integers(0, 3, 96)
     vx, vy = rng.normal(size=(48, 12)).astype("float32"), rng.integers(0, 3, 48)
@@ -122,11 +122,12 @@ def test_a_refitter_run_equals_a_fresh_fine_tuning_from_the_same_weights():
 
     def model(seed):
         keras.utils.set_random_seed(seed)
-        return keras.Sequential([keras.Input((12,)), keras.layers.Dense(16, activation="tanh"), keras.layers.Dense(3)])
+        return keras.Sequential([keras.Input((12,)), keras.layers.Dense(16, activation="tanh"),
+                                 keras.layers.Dropout(0.3), keras.layers.Dense(3)])
 
     refit = Refitter(model(0), loss, metrics=["accuracy"])
     for seed, rate, epochs in ((1, 3e-2, 4), (2, 1e-2, 3), (3, 3e-3, 2)):
-        start = model(seed).get_weights()
+        start = model(seed)
         keras.utils.set_random_seed(seed)
         info = refit.run(start, (x, y), (vx, vy), rate, max_epochs=epochs, batch_size=16, patience=epochs)
         fresh = model(seed)
@@ -142,6 +143,9 @@ def test_a_refitter_run_equals_a_fresh_fine_tuning_from_the_same_weights():
         assert float(refit.schedule(step)) == pytest.approx(float(reference(step)), rel=1e-5, abs=1e-9)
     with pytest.raises(ValueError, match="learning_rate"):
         refit.run(start, (x, y), (vx, vy), 0.0, max_epochs=1)
+    without_dropout = keras.Sequential([keras.Input((12,)), keras.layers.Dense(16), keras.layers.Dense(3)])
+    with pytest.raises(ValueError, match="0 random-number generators, the Refitter's model 1"):
+        refit.run(without_dropout, (x, y), (vx, vy), 1e-3, max_epochs=1)
 
 
 def test_predict_by_length_equals_one_full_width_pass_in_the_rows_order():

@@ -13,7 +13,7 @@ import keras
 import numpy as np
 import pytest
 
-from word2bert.resumable import EpochCheckpoint, last_finished_epoch, resumable_fit
+from word2bert.resumable import EpochCheckpoint, RunRecords, last_finished_epoch, resumable_fit
 
 # A small classifier with dropout 0.3 (so the random state of dropout matters) and Adam (so the optimizer's
 # moments and step count matter); 4 epochs of 12 steps. argv: checkpoint folder, output .npz, and "stall" to hang
@@ -397,3 +397,40 @@ def test_a_callback_with_get_state_has_its_state_saved_and_given_back_on_a_resum
     assert finished.epochs == [0, 1, 2, 3]
     with pytest.raises(ValueError, match="states of 1 callbacks with get_state, this run has 2"):
         resumable_fit(_model(), x, y, epochs=4, checkpoint_dir=tmp_path, batch_size=8, callbacks=[_Seen(), _Seen()])
+
+
+def test_run_records_compute_each_run_once_and_a_rerun_reads_them_back(tmp_path):
+    calls = []
+
+    def compute(value):
+        def go():
+            calls.append(value)
+            return {"score": value, "weights": [np.full(3, value, np.float32)]}
+        return go
+
+    settings = {"sizes": (600, 200), "encoder": "abc"}
+    first = RunRecords(tmp_path / "runs", settings)
+    assert first.run(("ours", "finetuned", 1e-3), compute(1.0))["score"] == 1.0
+    assert first.run(("ours", "finetuned", 3e-3), compute(2.0))["score"] == 2.0
+    (tmp_path / "runs" / ".run_half.pkl.x1").write_bytes(b"half")   # a kill during a write leaves such a file
+    # the kernel dies; a rerun reads the finished runs back and computes only the new one
+    second = RunRecords(tmp_path / "runs", settings)
+    assert second.run(("ours", "finetuned", 1e-3), compute(9.0))["score"] == 1.0
+    got = second.run(("ours", "finetuned", 3e-3), compute(9.0))
+    assert got["score"] == 2.0 and got["weights"][0].tolist() == [2.0, 2.0, 2.0]
+    assert second.run(("ours", "frozen", 1e-3), compute(3.0))["score"] == 3.0
+    assert calls == [1.0, 2.0, 3.0]
+    assert second.loaded == [("ours", "finetuned", 1e-3), ("ours", "finetuned", 3e-3)]
+    # keys whose readable names agree are still told apart
+    assert second.run(("a b",), compute(4.0))["score"] == 4.0 and second.run(("a_b",), compute(5.0))["score"] == 5.0
+    with pytest.raises(ValueError, match=r"other settings \(differing: \['encoder'\]\)"):
+        RunRecords(tmp_path / "runs", {"sizes": (600, 200), "encoder": "xyz"})
+    with pytest.raises(ValueError, match="non-empty tuple of str, int and float"):
+        second.run(["ours"], compute(0.0))
+    # a record file under another key's name is refused, not read as that run's result
+    a, b = second._path(("a b",)), second._path(("a_b",))
+    a.replace(b)
+    with pytest.raises(ValueError, match="records the run"):
+        second.run(("a_b",), compute(0.0))
+    second.clear()
+    assert not (tmp_path / "runs").exists()

@@ -10,6 +10,8 @@ from the ones above it; a test checks this):
 - ``word2bert.text``     -- the special tokens (word level and BERT's), ``Vocabulary``, the word
   tokenizer, WordPiece and BPE.
 - ``word2bert.batching`` -- ``LengthBatches``, pairs of similar length batched together.
+- ``word2bert.resumable`` -- ``resumable_fit``, ``EpochCheckpoint``, ``RunRecords``: trainings that survive an
+  interruption.
 - ``word2bert.layers``   -- shared Keras layers: ``Attention``, scaled dot-product and multi-head
   attention, masks, positions, the tied ``ReversibleEmbedding``, the Transformer's encoder and
   decoder blocks.

@@ -16,12 +16,17 @@ whatever the data pipeline draws afresh. ``resumable_fit`` keeps three promises 
   state) reaches the same weights, up to float round-off.
 * **says so**: a resumed run prints the epoch it resumes from when ``verbose`` is on, and returns it.
 
+``EpochCheckpoint`` does the same for a plain ``fit`` that keeps its own data pipeline, and ``RunRecords`` for a
+chapter of many short runs: each finished run's result is kept, so a rerun skips it.
+
 Source: the idea of ``keras.callbacks.BackupAndRestore`` (Keras 3), with a commit record and per-epoch seeding.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import pickle
 import re
 import shutil
 import time
@@ -75,11 +80,24 @@ def _best_epoch(values) -> int:
     return best_epoch
 
 
-def _random_states(model: keras.Model) -> list:
-    """The model's variables that ``save_weights`` leaves out: the states of its random-number generators
-    (dropout's ``SeedGenerator``), in the model's own order."""
+def random_number_states(model: keras.Model) -> list:
+    """The model's variables that ``get_weights`` and ``save_weights`` leave out: the states of its random-number
+    generators (dropout's ``keras.random.SeedGenerator``), in the model's own order.
+
+    Two models of one architecture list them in the same order, so copying them makes the second draw the same
+    dropout masks as the first from then on (``Refitter.run`` does this to a reused model).
+
+    Args:
+        model: a built ``keras.Model``.
+
+    Returns:
+        list of ``keras.Variable`` (empty for a model without random layers).
+    """
     saved = {id(v) for v in model.weights}
     return [v for v in model.variables if id(v) not in saved]
+
+
+_random_states = random_number_states
 
 
 def _signature(model: keras.Model) -> list:
@@ -401,3 +419,75 @@ class EpochCheckpoint(keras.callbacks.Callback):
     def clear(self) -> None:
         """Delete the folder (the training is done; the model in memory holds its result)."""
         _remove(self.directory)
+
+
+class RunRecords:
+    """The results of finished runs, kept on disk, so that a rerun after an interruption skips them.
+
+    A chapter made of many short runs (fine-tuning every encoder on every task, each for a few seconds to a few
+    minutes) loses little to a kill mid-run but much to starting over. Here each run's result is one file under
+    ``folder``, written atomically once the run is done; called again with the same key, ``run`` loads the result
+    instead of computing it::
+
+        records = RunRecords(folder, settings={"sizes": ..., "encoder": fingerprint})
+        result = records.run(("ours", "finetuned", "pos"), lambda: expensive())   # computed once
+        records.loaded                                                        # the keys read back from disk
+        records.clear()                                                       # once every run is done
+
+    The files are pickles, the folder's own cache: never load a folder from elsewhere. ``settings`` (JSON) says
+    what the results depend on besides the key (sizes, the encoder's weights); a folder written under other
+    settings is refused, never silently reused.
+
+    Args:
+        folder: the records' folder (created if missing); one per group of runs.
+        settings: a JSON-able dict of everything the results depend on that the keys do not name.
+
+    Raises:
+        ValueError: ``folder`` holds records made under other settings (the message names the differences: delete
+            the folder to start over); from ``run``, a key that is not a tuple of str, int and float, or a record
+            file whose key is not the one asked for.
+    """
+
+    def __init__(self, folder: str | os.PathLike, settings: dict):
+        self.directory = Path(folder)
+        self.settings = json.loads(json.dumps(settings))            # as JSON reads it back (tuples become lists)
+        self.loaded: list[tuple] = []
+        self.directory.mkdir(parents=True, exist_ok=True)
+        settings_path = self.directory / "settings.json"
+        if settings_path.is_file():
+            before = json.loads(settings_path.read_text())
+            if before != self.settings:
+                changed = sorted(k for k in set(before) | set(self.settings) if before.get(k) != self.settings.get(k))
+                raise ValueError(f"{self.directory} holds the records of runs made under other settings (differing: "
+                                 f"{changed}): delete that folder to start over")
+        else:
+            for stale in self.directory.glob("run_*.pkl"):                # records without settings: not ours
+                stale.unlink()
+            atomic_write(settings_path, json.dumps(self.settings, indent=1))
+
+    def _path(self, key: tuple) -> Path:
+        if not isinstance(key, tuple) or not key or not all(isinstance(k, (str, int, float)) for k in key):
+            raise ValueError(f"a run's key must be a non-empty tuple of str, int and float, got {key!r}")
+        readable = re.sub(r"[^A-Za-z0-9.-]+", "_", "-".join(str(k) for k in key))[:80]
+        digest = hashlib.sha256(repr(key).encode()).hexdigest()[:10]
+        return self.directory / f"run_{readable}_{digest}.pkl"
+
+    def run(self, key: tuple, compute):
+        """``compute()``'s result for ``key``: read from its record if a run before finished it, else computed
+        now and recorded (atomically) before it is returned."""
+        path = self._path(key)
+        if path.is_file():
+            saved = pickle.loads(path.read_bytes())
+            if saved.get("key") != key:
+                raise ValueError(f"{path} records the run {saved.get('key')!r}, not {key!r}: delete {self.directory}")
+            self.loaded.append(key)
+            return saved["value"]
+        value = compute()
+        atomic_write(path, pickle.dumps({"key": key, "value": value}))
+        return value
+
+    def clear(self) -> None:
+        """Delete the folder (every run is done; the results are in memory)."""
+        for record in self.directory.glob("run_*.pkl"):
+            record.unlink(missing_ok=True)
+        shutil.rmtree(self.directory, ignore_errors=True)

@@ -10,6 +10,7 @@ import keras
 import numpy as np
 
 from word2bert.bert.model import BertBackbone
+from word2bert.resumable import random_number_states
 
 
 def copy_backbone(backbone: BertBackbone, pretrained: bool = True, seed: int | None = None) -> BertBackbone:
@@ -172,9 +173,11 @@ class Refitter:
         loss: its Keras loss; ``metrics``: metrics to compile with.
         weight_decay: AdamW's decoupled decay, as ``finetuning_optimizer``.
 
-    Use: ``refit = Refitter(model, loss)``; ``info = refit.run(weights, train, validation_data, 1e-3, max_epochs=4)``
-    with ``weights`` from ``fresh_model.get_weights()`` (a model of the same architecture: a copy of the pretrained
-    encoder with a new head, or a random one). ``refit.model`` then holds the kept epoch's weights.
+    Use: ``refit = Refitter(model, loss)``; ``info = refit.run(fresh_model, train, validation_data, 1e-3,
+    max_epochs=4)`` with ``fresh_model`` a model of the same architecture (a copy of the pretrained encoder with a
+    new head, or a random one): its weights and the states of its random-number generators (dropout's) are copied,
+    so the run draws the dropout masks that ``fresh_model`` would have drawn, whatever ran before on the reused
+    model. ``refit.model`` then holds the kept epoch's weights.
     """
 
     def __init__(self, model: keras.Model, loss, metrics=None, weight_decay: float = 0.01):
@@ -199,11 +202,14 @@ class Refitter:
 
     def run(self, weights, train, validation_data, learning_rate: float, max_epochs: int, batch_size: int = 32,
             patience: int = 1, warmup_share: float = 0.1) -> dict:
-        """Fine-tune from ``weights`` (a list as ``get_weights`` gives); the other arguments and the returned record
-        are ``fine_tune``'s.
+        """Fine-tune from ``weights``: a model of the same architecture (its weights and its random-number states
+        are copied: the same run as ``fine_tune`` on that model), or a list as ``get_weights`` gives (then dropout
+        goes on from the states the previous run left: the result depends on the runs before it). The other
+        arguments and the returned record are ``fine_tune``'s.
 
         Raises:
-            ValueError: as ``fine_tune``; ``weights`` that do not fit the model (Keras' message).
+            ValueError: as ``fine_tune``; ``weights`` that do not fit the model (Keras' message), or a model with
+                another number of random-number generators.
         """
         if max_epochs < 1 or patience < 1:
             raise ValueError(f"max_epochs and patience must be >= 1, got {max_epochs}, {patience}")
@@ -212,6 +218,14 @@ class Refitter:
         batches = len(train) if isinstance(train, keras.utils.PyDataset) else steps_per_epoch(len(train[1]), batch_size)
         if batches < 1:
             raise ValueError("train holds no examples")
+        if isinstance(weights, keras.Model):
+            source, target = random_number_states(weights), random_number_states(self.model)
+            if len(source) != len(target):
+                raise ValueError(f"the model given has {len(source)} random-number generators, the Refitter's model "
+                                 f"{len(target)}: pass a model of the same architecture")
+            for variable, value in zip(target, source):
+                variable.assign(np.asarray(value))
+            weights = weights.get_weights()
         self.model.set_weights(weights)
         self._compile(learning_rate, max_epochs * batches, warmup_share)
         return _fit_keeping_best(self.model, train, validation_data, max_epochs, batch_size, patience)
