@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import sacrebleu
 
+from interrupts import RaiseAt
 from word2bert.metrics import BleuCurve, MaskedAccuracy, bleu_by_bucket, corpus_bleu
 from word2bert.resumable import resumable_fit
 from word2bert.transformer import masked_accuracy
@@ -199,16 +200,6 @@ def test_bleu_curve_stops_at_the_budget_part_way_through_an_epoch():
         BleuCurve(lambda: [], [])
 
 
-class _RaiseAtEpoch(keras.callbacks.Callback):
-    def __init__(self, at):
-        super().__init__()
-        self.at = at
-
-    def on_epoch_begin(self, epoch, logs=None):
-        if epoch == self.at:
-            raise KeyboardInterrupt
-
-
 def _curve_model():
     keras.utils.set_random_seed(0)
     model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
@@ -223,7 +214,7 @@ def test_bleu_curve_keeps_its_points_and_its_spent_budget_over_a_resumed_trainin
     first = BleuCurve(lambda: [next(hypotheses)], ["a b c d"], verbose=False)
     with pytest.raises(KeyboardInterrupt):
         resumable_fit(_curve_model(), x, y, epochs=4, checkpoint_dir=tmp_path, batch_size=8,
-                      callbacks=[first, _RaiseAtEpoch(2)])
+                      callbacks=[first, RaiseAt(2)])
     assert [p["epochs"] for p in first.points] == [1, 2] and first.spent > 0
     second = BleuCurve(lambda: [next(hypotheses)], ["a b c d"], verbose=False)
     resumable_fit(_curve_model(), x, y, epochs=4, checkpoint_dir=tmp_path, batch_size=8, callbacks=[second])

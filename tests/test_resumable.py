@@ -13,6 +13,7 @@ import keras
 import numpy as np
 import pytest
 
+from interrupts import RaiseAt
 from word2bert.resumable import EpochCheckpoint, RunRecords, last_finished_epoch, resumable_fit
 
 # A small classifier with dropout 0.3 (so the random state of dropout matters) and Adam (so the optimizer's
@@ -296,16 +297,6 @@ def test_a_callback_that_stops_training_ends_the_run_for_good(tmp_path):
     assert again["resumed_from"] == 2 and len(again["history"]["loss"]) == 2
 
 
-class _RaiseAt(keras.callbacks.Callback):
-    def __init__(self, epoch):
-        super().__init__()
-        self.at = epoch
-
-    def on_epoch_begin(self, epoch, logs=None):
-        if epoch == self.at:
-            raise KeyboardInterrupt
-
-
 def test_epoch_checkpoint_resumes_a_plain_fit_to_the_weights_of_an_uninterrupted_one(tmp_path):
     # dropout 0.3 and Adam: the random-number states and the optimizer's moments must come back too
     x, y = _stream()
@@ -315,7 +306,7 @@ def test_epoch_checkpoint_resumes_a_plain_fit_to_the_weights_of_an_uninterrupted
     first = EpochCheckpoint(tmp_path / "run")
     assert first.restore(cut) == 0
     with pytest.raises(KeyboardInterrupt):
-        cut.fit(x, y, batch_size=8, epochs=4, shuffle=False, verbose=0, callbacks=[first, _RaiseAt(2)])
+        cut.fit(x, y, batch_size=8, epochs=4, shuffle=False, verbose=0, callbacks=[first, RaiseAt(2)])
     assert last_finished_epoch(tmp_path / "run") == 2
     resumed = _model()
     second = EpochCheckpoint(tmp_path / "run")
@@ -387,7 +378,7 @@ def test_a_callback_with_get_state_has_its_state_saved_and_given_back_on_a_resum
     x, y = _stream()
     first = _Seen()
     with pytest.raises(KeyboardInterrupt):
-        resumable_fit(_model(), x, y, epochs=4, checkpoint_dir=tmp_path, batch_size=8, callbacks=[first, _RaiseAt(2)])
+        resumable_fit(_model(), x, y, epochs=4, checkpoint_dir=tmp_path, batch_size=8, callbacks=[first, RaiseAt(2)])
     assert first.epochs == [0, 1]
     second = _Seen()
     resumable_fit(_model(), x, y, epochs=4, checkpoint_dir=tmp_path, batch_size=8, callbacks=[second])

@@ -6,6 +6,7 @@ import pytest
 from keras import ops
 
 from layer_checks import run_layer_test
+from interrupts import RaiseAt
 from word2bert.seq2seq import (SPECIALS, LengthBatches, Seq2Seq, detokenize, encode_pairs, evaluate_translation,
                                group_references, prepare_translation, tokenize, train_seq2seq)
 from word2bert.batching import length_batches_by_epoch
@@ -237,18 +238,6 @@ def test_length_batches_fit_when_the_first_batches_share_a_width():
     model.fit(batches, epochs=2, verbose=0)
 
 
-class _Interrupt(keras.callbacks.Callback):
-    """Raises at the start of epoch `at` (0-based): a kernel stopped mid-run."""
-
-    def __init__(self, at):
-        super().__init__()
-        self.at = at
-
-    def on_epoch_begin(self, epoch, logs=None):
-        if epoch == self.at:
-            raise KeyboardInterrupt(f"stopped before epoch {epoch + 1}")
-
-
 @pytest.mark.slow
 def test_a_checkpointed_training_learns_and_resumes_after_an_interruption_to_the_same_weights(tmp_path):
     data = prepare_translation(_toy_splits(), max_len=5, src_vocab_size=50, tgt_vocab_size=50, min_count=1)
@@ -260,7 +249,7 @@ def test_a_checkpointed_training_learns_and_resumes_after_an_interruption_to_the
         args = dict(epochs=6, patience=2, learning_rate=0.02, batch_size=8, verbose=0, seed=4, checkpoint_dir=folder)
         if stop_at is not None:
             with pytest.raises(KeyboardInterrupt):
-                train_seq2seq(model, data, callbacks=[_Interrupt(stop_at)], **args)
+                train_seq2seq(model, data, callbacks=[RaiseAt(stop_at)], **args)
             assert last_finished_epoch(folder) == 3                  # three epochs saved, the fourth never began
             keras.utils.set_random_seed(0)
             model = Seq2Seq(len(data.src_vocab), len(data.tgt_vocab), embedding_dim=8, units=16, attention="dot",

@@ -7,6 +7,7 @@ import pytest
 
 from backends import once_on_tensorflow
 from layer_checks import to_numpy
+from interrupts import RaiseAt
 from word2bert.batching import pad_rows, teacher_forcing_arrays
 from word2bert.seq2seq import SPECIALS, encode_pairs
 from word2bert.text import BERT_SPECIALS, Vocabulary, WordPieceTokenizer
@@ -146,18 +147,6 @@ def test_train_transformer_uses_the_learning_rate_it_is_given():
     assert float(to_numpy(model.optimizer.learning_rate)) == pytest.approx(5e-3 * 3 / 4, rel=1e-5)
 
 
-class _StopBefore(keras.callbacks.Callback):
-    """Raises at the start of epoch ``at`` (0-based): a kernel stopped mid-run."""
-
-    def __init__(self, at):
-        super().__init__()
-        self.at = at
-
-    def on_epoch_begin(self, epoch, logs=None):
-        if epoch == self.at:
-            raise KeyboardInterrupt
-
-
 @pytest.mark.slow
 def test_train_transformer_with_a_checkpoint_resumes_to_the_weights_of_an_uninterrupted_run_and_keeps_the_best(
         tmp_path):
@@ -177,7 +166,7 @@ def test_train_transformer_with_a_checkpoint_resumes_to_the_weights_of_an_uninte
     cut = model()
     with pytest.raises(KeyboardInterrupt):
         train_transformer(cut, train, valid, checkpoint_dir=tmp_path / "cut",
-                          callbacks=[_SpoilAndRecord(spoil=2), _StopBefore(2)], **args)
+                          callbacks=[_SpoilAndRecord(spoil=2), RaiseAt(2)], **args)
     resumed = model()
     record = _SpoilAndRecord(spoil=2)
     again, seconds = train_transformer(resumed, train, valid, checkpoint_dir=tmp_path / "cut", callbacks=[record],
