@@ -97,8 +97,6 @@ def random_number_states(model: keras.Model) -> list:
     return [v for v in model.variables if id(v) not in saved]
 
 
-_random_states = random_number_states
-
 
 def _signature(model: keras.Model) -> list:
     return [list(v.shape) for v in model.weights]
@@ -114,7 +112,7 @@ def _load_state(model: keras.Model, directory: Path, epoch: int) -> dict:
     if record.get("weights", _signature(model)) != _signature(model):
         raise ValueError(f"{directory} holds the state of another model (other weight shapes): delete "
                          f"that folder or use another checkpoint_dir")
-    states = _random_states(model)
+    states = random_number_states(model)
     if len(states) != len(record["random_states"]):
         raise ValueError(f"{record_path} holds {len(record['random_states'])} random-number states, the model has "
                          f"{len(states)}: it was written by another model; use another checkpoint_dir")
@@ -129,9 +127,9 @@ def _save_state(model: keras.Model, directory: Path, epoch: int, record: dict) -
     shapes and the random-number states), each written atomically; the record is the commit."""
     weights_path, record_path = _state_files(directory, epoch)
     atomic_save(model.save_weights, weights_path)
+    states = [np.asarray(v).tolist() for v in random_number_states(model)]
     atomic_write(record_path, json.dumps({"epoch": epoch, **record, "weights": _signature(model),
-                                          "random_states": [np.asarray(v).tolist() for v in _random_states(model)]},
-                                         indent=1))
+                                          "random_states": states}, indent=1))
 
 
 def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir: str | os.PathLike,
@@ -306,9 +304,10 @@ def resumable_fit(model: keras.Model, x, y=None, *, epochs: int, checkpoint_dir:
     return info
 
 
-def _remove(directory: Path) -> None:
-    """Delete a state folder, its records first: a kill during the removal leaves a folder that reads as empty."""
-    for record in directory.glob("epoch_*.json"):
+def _remove(directory: Path, records: str = "epoch_*.json") -> None:
+    """Delete a state folder, its records (``records``, a glob) first: a kill during the removal leaves a folder
+    that reads as empty."""
+    for record in directory.glob(records):
         record.unlink(missing_ok=True)
     shutil.rmtree(directory, ignore_errors=True)
 
@@ -488,6 +487,4 @@ class RunRecords:
 
     def clear(self) -> None:
         """Delete the folder (every run is done; the results are in memory)."""
-        for record in self.directory.glob("run_*.pkl"):
-            record.unlink(missing_ok=True)
-        shutil.rmtree(self.directory, ignore_errors=True)
+        _remove(self.directory, records="run_*.pkl")
