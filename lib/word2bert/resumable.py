@@ -97,7 +97,6 @@ def random_number_states(model: keras.Model) -> list:
     return [v for v in model.variables if id(v) not in saved]
 
 
-
 def _signature(model: keras.Model) -> list:
     return [list(v.shape) for v in model.weights]
 
