@@ -1,7 +1,7 @@
 """Pretraining speed of our BERT against keras-hub's, on this machine's CPU, in one run.
 
 Train-step tokens/s (``fit`` on TensorFlow, XLA as Keras decides for both) of
-``word2bert.bert.BertPretrainer`` against keras-hub's ``BertBackbone`` of the same size with its
+``word2bert.models.bert.BertPretrainer`` against keras-hub's ``BertBackbone`` of the same size with its
 ``MaskedLMHead`` (tied to the token embedding) and a Dense(2) next-sentence head: the same masked
 batches, the same losses (``MaskedLMLoss`` + sparse cross-entropy) and optimizer. Target: ours >= 0.95x.
 
@@ -35,7 +35,7 @@ class _Batches(keras.utils.PyDataset):
 
 
 def make_batches(steps: int, batch: int, length: int, vocab_size: int, predictions: int, hub: bool):
-    from word2bert.bert import mask_tokens
+    from word2bert.models.bert import mask_tokens
 
     rng = np.random.default_rng(0)
     items = []
@@ -54,7 +54,7 @@ def make_batches(steps: int, batch: int, length: int, vocab_size: int, predictio
 
 
 def build(kind: str, vocab_size: int, layers: int, hidden: int, heads: int, ffn: int, length: int):
-    from word2bert.bert import BertBackbone, BertPretrainer, MaskedLMLoss
+    from word2bert.models.bert import BertBackbone, BertPretrainer, MaskedLMLoss
 
     keras.utils.set_random_seed(0)
     losses = {"mlm": MaskedLMLoss(), "nsp": keras.losses.SparseCategoricalCrossentropy(from_logits=True)}

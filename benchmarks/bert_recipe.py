@@ -72,9 +72,9 @@ KEYS = ("what", "model", "packed", "mask_rate", "nsp_weight", "peak", "warmup_sh
 
 def data():
     """Training documents (plain and packed), the held-out batches and the tokenizer."""
-    from word2bert.bert import PretrainingBatches, pack_documents
+    from word2bert.models.bert import PretrainingBatches, pack_documents
     from word2bert.datasets import pretraining_documents
-    from word2bert.text import WordPieceTokenizer, train_wordpiece
+    from word2bert.tokenizers import WordPieceTokenizer, train_wordpiece
     documents = {split: pretraining_documents(split) for split in ("train", "valid")}
     vocab = ROOT / "models" / "cpu" / "09_bench_vocab.txt"
     if vocab.exists():
@@ -91,7 +91,7 @@ def data():
 
 
 def measure(name, minutes, documents, packed, valid, tokenizer):
-    from word2bert.bert import BertBackbone, BertPretrainer, PretrainingBatches
+    from word2bert.models.bert import BertBackbone, BertPretrainer, PretrainingBatches
     seed = SEED.get(name, 0)
     what, model_args, is_packed, rate, nsp_weight, peak, warmup_share, batch, pre_ln = VARIANTS[name]
 

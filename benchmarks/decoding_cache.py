@@ -1,7 +1,7 @@
 """Speed of the Transformer's key/value cache: cached decoding against recomputing the prefix, on this CPU.
 
 A 2 + 2 block ``Transformer`` (d_model 256, 4 heads, d_ff 1024, 8000 pieces, untrained) decodes 40
-tokens for 64 rows: greedy (``run_steps``, 64 sentences) and beam search (``word2bert.decoding.beam_search``,
+tokens for 64 rows: greedy (``run_steps``, 64 sentences) and beam search (``word2bert.samplers.beam_search``,
 16 sentences x beam width 4, the end token never chosen so every run takes all 40 steps). Each time is the
 median of ``--repeats`` runs, cached and uncached timed in turns, after one run of each that compiles; the
 tokens of both ways must be equal.
@@ -26,7 +26,7 @@ VOCAB, START, END = 8000, 2, 3
 
 
 def _model_and_source(sentences: int):
-    from word2bert.transformer import Transformer
+    from word2bert.models.transformer import Transformer
 
     keras.utils.set_random_seed(0)
     model = Transformer(VOCAB, VOCAB, num_layers=2, d_model=256, num_heads=4, intermediate_dim=1024, max_len=96)
@@ -47,7 +47,7 @@ def _interleaved(run, repeats: int):
 
 def greedy_seconds(batch: int, steps: int, repeats: int):
     """``(cached s, uncached s, tokens)`` of ``steps`` greedy steps for ``batch`` sentences."""
-    from word2bert.transformer import run_steps
+    from word2bert.models.transformer import run_steps
 
     model, source = _model_and_source(batch)
     memory, mask = model.encode_source(source)
@@ -59,7 +59,7 @@ def greedy_seconds(batch: int, steps: int, repeats: int):
 
 def beam_seconds(sentences: int, beam_width: int, steps: int, repeats: int):
     """``(cached s, uncached s, outputs)`` of a ``steps``-token beam search for ``sentences`` sentences."""
-    from word2bert.decoding import beam_search
+    from word2bert.samplers import beam_search
 
     model, source = _model_and_source(sentences)
     memory, mask = model.encode_source(source)

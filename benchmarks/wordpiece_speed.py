@@ -29,7 +29,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import tensorflow as tf  # noqa: E402
 
 from word2bert import datasets  # noqa: E402
-from word2bert.text import WordPieceTokenizer, train_wordpiece  # noqa: E402
+from word2bert.tokenizers import WordPieceTokenizer, train_wordpiece  # noqa: E402
 
 
 def best_seconds(fn, repeats: int) -> tuple[float, object]:

@@ -1,9 +1,11 @@
-"""The library's layering: imports run one way, from data to models to plots.
+"""The library's layering: imports run one way, from utilities and data to models and analysis, with the course
+on top.
 
 Every ``import word2bert.X`` in the library's source (at module level or inside a function) is
 parsed with ``ast`` and checked against the ranks below: a package may import only packages of a
-lower rank (and itself). Packages of one rank never import each other, so no model package
-reaches into another, and ``layers``, ``text`` and ``metrics`` import no model package.
+lower rank (and itself). Packages of one rank never import each other, so no model family
+(``models.bert``, ``models.lm``, ...) reaches into another, ``layers``, ``tokenizers`` and ``metrics`` import no
+model, and no library package imports ``course``.
 """
 import ast
 import subprocess
@@ -16,23 +18,29 @@ import word2bert
 
 LIB = Path(word2bert.__file__).parent
 RANKS = {
-    "course": 0,                                       # profiles, results, runner, io: no ML
+    "utils": 0,                                        # atomic files, argument checks, the cache folder
     "datasets": 1,                                     # raw corpora
-    "text": 2,                                         # specials, vocabulary, tokenizers
-    "layers": 3, "decoding": 3, "metrics": 3,          # shared building blocks
-    "batching": 3, "callbacks": 3, "resumable": 3,   # resumable: training that survives an interruption
-    "lm": 4, "word2vec": 4, "glove": 4, "seq2seq": 4,  # models: never import each other
-    "transformer": 4, "bert": 4,
-    "plots": 5, "register": 5,                    # register: imports every model package
-    "chapter": 6,                                      # a chapter's set-up
+    "tokenizers": 2,                                   # specials, vocabulary, tokenizers
+    "converters": 3,                                   # other libraries' checkpoint files read (no model built)
+    "layers": 3, "samplers": 3, "metrics": 3,          # shared building blocks
+    "preprocessing": 3, "training": 3, "baselines": 3,
+    "models": 4,                                       # the families: never import each other (checked below)
+    "analysis": 5,                                     # probes and scores over any model that exposes its layers
+    "plots": 5, "register": 5,                         # register: imports every model family
+    "course": 6,                                       # the course on top: the library never imports it
 }
-# word2bert/__init__.py imports course eagerly and, lazily in __getattr__, chapter.setup
-ALLOWED = {("__init__", "course"), ("__init__", "chapter"), ("__main__", "course")}
+ALLOWED = {("__main__", "course")}
 
 
 def _package_of(path: Path) -> str:
     rel = path.relative_to(LIB)
+    if rel.parts[0] == "models" and len(rel.parts) > 2:
+        return f"models.{rel.parts[1]}"           # each family is a package of its own
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def _rank(package: str):
+    return RANKS.get("models" if package.startswith("models.") else package)
 
 
 def _word2bert_imports(path: Path):
@@ -46,7 +54,7 @@ def _word2bert_imports(path: Path):
         for name in names:
             parts = name.split(".")
             if parts[0] == "word2bert" and len(parts) > 1 and parts[1] != "__version__":
-                yield node.lineno, parts[1]
+                yield node.lineno, (f"models.{parts[2]}" if parts[1] == "models" and len(parts) > 2 else parts[1])
 
 
 def _violations():
@@ -56,17 +64,23 @@ def _violations():
         for line, target in _word2bert_imports(path):
             if target == here or (here, target) in ALLOWED:
                 continue
-            if here not in RANKS or target not in RANKS:
+            if _rank(here) is None or _rank(target) is None:
                 found.append(f"{path.relative_to(LIB)}:{line}: {here} -> {target} (a package missing from RANKS)")
-            elif RANKS[target] >= RANKS[here]:
-                found.append(f"{path.relative_to(LIB)}:{line}: {here} (rank {RANKS[here]}) imports {target} "
-                             f"(rank {RANKS[target]})")
+            elif _rank(target) >= _rank(here):
+                found.append(f"{path.relative_to(LIB)}:{line}: {here} (rank {_rank(here)}) imports {target} "
+                             f"(rank {_rank(target)})")
     return found
 
 
 def test_every_package_has_a_rank():
-    packages = {_package_of(p) for p in LIB.rglob("*.py")} - {"__init__", "__main__"}
+    packages = {_package_of(p).split(".")[0] for p in LIB.rglob("*.py")} - {"__init__", "__main__"}
     assert packages == set(RANKS), packages ^ set(RANKS)
+
+
+def test_no_library_module_imports_the_course():
+    users = [f"{p.relative_to(LIB)}:{line}" for p in sorted(LIB.rglob("*.py"))
+             if _package_of(p) not in ("course", "__main__") for line, target in _word2bert_imports(p) if target == "course"]
+    assert users == []
 
 
 def test_imports_run_one_way():
@@ -77,12 +91,22 @@ def test_the_check_catches_an_upward_import(tmp_path, monkeypatch):
     # the checker itself: a layer that imports a model package must be reported
     fake = tmp_path / "word2bert"
     (fake / "layers").mkdir(parents=True)
-    (fake / "layers" / "bad.py").write_text("def f():\n    from word2bert.seq2seq import Seq2Seq\n")
-    (fake / "lm").mkdir()
-    (fake / "lm" / "peer.py").write_text("import word2bert.word2vec.models\n")
+    (fake / "layers" / "bad.py").write_text("def f():\n    from word2bert.models.seq2seq import Seq2Seq\n")
+    (fake / "models" / "lm").mkdir(parents=True)
+    (fake / "models" / "lm" / "peer.py").write_text("import word2bert.models.word2vec.models\n")
+    (fake / "metrics").mkdir()
+    (fake / "metrics" / "up.py").write_text("from word2bert.course.profiles import pick\n")
     monkeypatch.setattr(sys.modules[__name__], "LIB", fake)
     found = _violations()
-    assert len(found) == 2 and "layers (rank 3) imports seq2seq" in found[0] and "lm (rank 4) imports word2vec" in found[1]
+    assert len(found) == 3, found
+    assert "layers (rank 3) imports models.seq2seq" in found[0]
+    assert "metrics (rank 3) imports course" in found[1]
+    assert "models.lm (rank 4) imports models.word2vec" in found[2]
+
+
+def test_importing_the_library_changes_no_environment_variable():
+    code = "import os; before = dict(os.environ); import word2bert, word2bert.datasets; print(dict(os.environ) == before)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "True"
 
 
 @pytest.mark.parametrize("module", ["word2bert", "word2bert.course", "word2bert.course.runner", "word2bert.datasets"])

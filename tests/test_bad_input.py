@@ -18,21 +18,23 @@ import keras
 import numpy as np
 import pytest
 
-from word2bert.bert import (LengthBatches, align_first_pieces, best_spans, encode_texts, finetuning_optimizer,
-                            load_hf_bert, load_pretrained, pretraining_snapshots, qa_windows, train_probe, word_hits)
-from word2bert.bert.embedding import BertEmbedding
+from word2bert.models.bert import (LengthBatches, align_first_pieces, best_spans, encode_texts, finetuning_optimizer,
+                                   load_hf_bert, qa_windows, word_hits)
+from word2bert.course.snapshots import load_pretrained, pretraining_snapshots
+from word2bert.analysis import train_probe
+from word2bert.models.bert.embedding import BertEmbedding
 from word2bert.course.profiles import pick, profile
 from word2bert.datasets.squad import squad_v1
-from word2bert.decoding import greedy_search
+from word2bert.samplers import greedy_search
 from word2bert.layers import MultiHeadAttention, ReversibleEmbedding, TokenAndPositionEmbedding
-from word2bert.lm.elmo import BidirectionalLM
+from word2bert.models.lm.elmo import BidirectionalLM
 from word2bert.metrics import bootstrap_interval, tune_then_repeat
-from word2bert.resumable import resumable_fit
-from word2bert.seq2seq.model import Seq2Seq
-from word2bert.text.bpe import BPETokenizer
-from word2bert.text.vocab import Vocabulary
-from word2bert.text.wordpiece import WordPieceTokenizer
-from word2bert.transformer.model import DecoderOnlyTransformer, Transformer
+from word2bert.training.resumable import resumable_fit
+from word2bert.models.seq2seq.model import Seq2Seq
+from word2bert.tokenizers.bpe import BPETokenizer
+from word2bert.tokenizers.vocab import Vocabulary
+from word2bert.tokenizers.wordpiece import WordPieceTokenizer
+from word2bert.models.transformer.model import DecoderOnlyTransformer, Transformer
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "##s", "sat", "你", "好"]
 TINY = dict(num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, dropout=0.0)

@@ -15,11 +15,11 @@ import pytest
 
 from backends import once_on_tensorflow
 from layer_checks import run_layer_test, to_numpy
-from word2bert.bert import (IS_NEXT, NOT_NEXT, BertBackbone, BertConfig, BertEmbedding, BertPretrainer,
+from word2bert.models.bert import (IS_NEXT, NOT_NEXT, BertBackbone, BertConfig, BertEmbedding, BertPretrainer,
                             MaskedLMAccuracy, MaskedLMHead, MaskedLMLoss, NextSentenceHead, NextSentencePairs,
                             PretrainingBatches, mask_tokens)
 from word2bert.layers import ReversibleEmbedding
-from word2bert.text import BERT_SPECIALS, WordPieceTokenizer
+from word2bert.tokenizers import BERT_SPECIALS, WordPieceTokenizer
 
 PAD, UNK, CLS, SEP, MASK = range(5)   # BERT_SPECIALS' ids in every vocabulary here
 SPECIALS = [PAD, UNK, CLS, SEP, MASK]
@@ -448,7 +448,7 @@ _DATA_PARALLEL = textwrap.dedent("""
     import json
     import keras
     import numpy as np
-    from word2bert.bert import BertBackbone, BertPretrainer, mask_tokens
+    from word2bert.models.bert import BertBackbone, BertPretrainer, mask_tokens
 
     rng = np.random.default_rng(0)
     batches = []
@@ -501,7 +501,7 @@ def test_same_loss_on_one_and_four_devices():
 
 
 def test_load_pretrained_names_the_command_and_loads_what_chapter_09_saves(tmp_path):
-    from word2bert.bert import MODEL_FILE, VOCAB_FILE, load_pretrained
+    from word2bert.course.snapshots import MODEL_FILE, VOCAB_FILE, load_pretrained
 
     with pytest.raises(FileNotFoundError, match=r"run --profile cpu 09"):
         load_pretrained(tmp_path / "cpu")
@@ -527,8 +527,8 @@ def test_snapshots_are_taken_after_the_chosen_epochs_across_fit_calls_and_load_b
     """Two ``fit`` calls (phases, ``initial_epoch``) of 2 + 1 epochs, snapshots after epochs 1 and 3: each file holds
     the weights of its moment (the epoch-1 one differs from the final one; the epoch-3 one equals it), the records
     come back fewest tokens first, and ``load_pretrained(snapshot=...)`` loads that model."""
-    from word2bert.bert import (VOCAB_FILE, SnapshotCallback, load_pretrained, pretraining_snapshots,
-                                save_snapshot)
+    from word2bert.course.snapshots import (VOCAB_FILE, SnapshotCallback, load_pretrained, pretraining_snapshots,
+                                            save_snapshot)
 
     tok = _tokenizer()
     tok.save(tmp_path / VOCAB_FILE)

@@ -1,4 +1,4 @@
-"""Tests for BERT's pretraining data (word2bert.bert.pretraining with word2bert.text): whole-word groups at the
+"""Tests for BERT's pretraining data (word2bert.models.bert.pretraining with word2bert.tokenizers): whole-word groups at the
 segment boundaries, random replacements never drawn from the bracketed (special) tokens, and the padding mask by
 position that ``PretrainingBatches`` passes on from ``encode_pair``."""
 import keras
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from backends import once_on_tensorflow
-from word2bert.bert import BertBackbone, BertPretrainer, PretrainingBatches, mask_tokens
-from word2bert.text import BERT_SPECIALS, WordPieceTokenizer
+from word2bert.models.bert import BertBackbone, BertPretrainer, PretrainingBatches, mask_tokens
+from word2bert.tokenizers import BERT_SPECIALS, WordPieceTokenizer
 
 WORDS = "the cat dog sat ran on a mat sun moon is was big small red tree house river bird fish".split()
 
@@ -104,7 +104,7 @@ def _sourced_documents(rng):
 
 @once_on_tensorflow
 def test_same_source_negatives_never_cross_sources_and_any_does():
-    from word2bert.bert import NOT_NEXT, NextSentencePairs
+    from word2bert.models.bert import NOT_NEXT, NextSentencePairs
     docs = _sourced_documents(np.random.default_rng(2))
     crossed = {}
     for negatives in ("any", "same_source"):
@@ -124,7 +124,7 @@ def test_same_source_negatives_never_cross_sources_and_any_does():
 
 @once_on_tensorflow
 def test_pack_documents_fills_spans_greedily_and_loses_no_text():
-    from word2bert.bert import pack_documents
+    from word2bert.models.bert import pack_documents
     from word2bert.datasets.pretraining import Document
 
     class Spaces:                                # one token a word: counts are easy to check by hand
@@ -155,7 +155,7 @@ def test_pack_documents_fills_spans_greedily_and_loses_no_text():
 
 
 def test_pre_ln_backbone_counts_saves_and_differs_from_post_ln(tmp_path):
-    from word2bert.bert import BertConfig
+    from word2bert.models.bert import BertConfig
     config = BertConfig(50, num_layers=2, hidden_dim=16, num_heads=2, intermediate_dim=24, max_len=12,
                         normalize_first=True)
     backbone = BertBackbone.from_bert_config(config)
@@ -184,7 +184,7 @@ def test_pre_ln_backbone_counts_saves_and_differs_from_post_ln(tmp_path):
 
 @once_on_tensorflow
 def test_epoch_pairs_are_the_pairs_the_batches_encode():
-    from word2bert.bert import IS_NEXT, NOT_NEXT
+    from word2bert.models.bert import IS_NEXT, NOT_NEXT
     rng = np.random.default_rng(1)
     docs = [[" ".join(rng.choice(WORDS, 5)) for _ in range(6)] for _ in range(12)]
     tokenizer = WordPieceTokenizer(list(BERT_SPECIALS) + WORDS)

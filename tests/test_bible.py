@@ -7,7 +7,7 @@ import pytest
 
 from word2bert.datasets import BIBLE_SPLITS, CorpusNotFoundError, bible, bible_pairs, clean_osis, split_of_book
 from word2bert.datasets.bible import MISNUMBERED_CHAPTERS, SWORD_PATH
-from word2bert.seq2seq import NearestSentenceLookup, copy_source
+from word2bert.baselines import NearestSentenceLookup, copy_source
 
 from backends import once_on_tensorflow
 

@@ -1,4 +1,4 @@
-"""Tests for word2bert.decoding: beam width 1 is greedy; beam search finds the best
+"""Tests for word2bert.samplers: beam width 1 is greedy; beam search finds the best
 sequence of a toy model whose sequence probabilities are enumerated by brute force; beam search
 reorders a state of backend tensors as it reorders NumPy arrays, and the Transformer's key/value
 caches stay backend tensors through a whole search."""
@@ -8,7 +8,7 @@ import keras
 import numpy as np
 import pytest
 
-from word2bert.decoding import beam_search, greedy_search, length_penalty
+from word2bert.samplers import beam_search, greedy_search, length_penalty
 
 from backends import once_on_tensorflow
 
@@ -210,7 +210,7 @@ def _check_beam_against_the_reference(vocab, k, max_len, alpha, seeds, as_tensor
 
 @once_on_tensorflow                                        # NumPy only: no Keras backend involved
 def test_sampling_draws_from_the_tempered_distribution_and_stops_at_the_end_token():
-    from word2bert.decoding import sample_search
+    from word2bert.samplers import sample_search
     p = np.array([0.0, 0.1, 0.6, 0.3])            # 0 = start, 1 = end
 
     def step(state, last):
@@ -251,7 +251,7 @@ def _markov_step(vocab_size=40, seed=0):
 
 @once_on_tensorflow                                        # NumPy only: no Keras backend involved
 def test_top_k_sampling_never_leaves_the_k_most_probable_tokens():
-    from word2bert.decoding import sample_search
+    from word2bert.samplers import sample_search
     step, seen = _markov_step()
     k = 3
     out = sample_search(step, {}, 64, 0, None, 25, temperature=1.5, top_k=k, seed=1)
@@ -269,7 +269,7 @@ def test_top_k_sampling_never_leaves_the_k_most_probable_tokens():
 
 @once_on_tensorflow                                        # NumPy only: no Keras backend involved
 def test_temperature_zero_and_top_1_are_greedy_search():
-    from word2bert.decoding import greedy_search, sample_search
+    from word2bert.samplers import greedy_search, sample_search
     step, _ = _markov_step(seed=4)
     greedy = greedy_search(step, {}, 8, 0, 1, 30)
     assert sample_search(step, {}, 8, 0, 1, 30, temperature=0.0, seed=9) == greedy
@@ -283,7 +283,7 @@ def _is_backend_tensor(x):
 
 
 def test_beam_reorder_of_backend_tensors_equals_the_numpy_reorder_by_hand():
-    from word2bert.decoding import _take
+    from word2bert.samplers import _take
 
     rows = np.array([2, 0, 0, 1])                      # beam search's parent rows: row 2, row 0 twice, row 1
     k = np.arange(12, dtype="float32").reshape(3, 2, 2, 1)         # a cache (batch, slots, heads, key_dim)
@@ -325,7 +325,7 @@ def _spy_on_caches(step, seen):
 @pytest.mark.jax_too
 @pytest.mark.parametrize("beam_width", [1, 3])
 def test_transformer_caches_stay_backend_tensors_through_a_search(beam_width):
-    from word2bert.transformer import DecoderOnlyTransformer, Transformer
+    from word2bert.models.transformer import DecoderOnlyTransformer, Transformer
 
     keras.utils.set_random_seed(1)
     sizes = dict(num_layers=2, d_model=8, num_heads=2, intermediate_dim=16, max_len=10)
@@ -348,7 +348,7 @@ def test_transformer_caches_stay_backend_tensors_through_a_search(beam_width):
 
 @once_on_tensorflow                                        # NumPy only: no Keras backend involved
 def test_top_k_of_the_whole_vocabulary_is_no_cut_and_ties_at_the_kth_place_go_to_the_lower_id():
-    from word2bert.decoding import sample_search
+    from word2bert.samplers import sample_search
     p = np.array([1, 2, 3, 2, 1, 3, 3, 3, 1]) / 19     # 2, 5, 6 and 7 tie for first place; 1 and 3 for 5th
 
     def step(state, last):

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from layer_checks import run_layer_test, to_numpy
-from word2bert.bert import layer_features
-from word2bert.lm import (BidirectionalLM, ElmoClassifier, ElmoTokenTagger, bilm_targets, reverse_padded,
+from word2bert.analysis import layer_features
+from word2bert.models.lm import (BidirectionalLM, ElmoClassifier, ElmoTokenTagger, bilm_targets, reverse_padded,
                           sliding_windows, stream_perplexity)
-from word2bert.transformer import DecoderOnlyTransformer, GPTClassifier, GPTTokenTagger
+from word2bert.models.transformer import DecoderOnlyTransformer, GPTClassifier, GPTTokenTagger
 
 VOCAB = 30
 
@@ -468,7 +468,7 @@ def test_elmo_heads_keep_the_bilm_frozen_and_train_only_the_mix_and_the_dense_la
 
 # ------------------------------------------------------------------ equal minutes
 def test_time_budget_stops_fit_at_the_first_batch_past_the_budget():
-    from word2bert.callbacks import TimeBudget
+    from word2bert.training.callbacks import TimeBudget
     ticks = iter(range(1000))
     budget = TimeBudget(4.5, clock=lambda: float(next(ticks)))   # 0 when batch 1 ends, then 1 more per batch
     model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])

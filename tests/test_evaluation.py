@@ -11,7 +11,7 @@ from word2bert.metrics import (
     random_baseline_vectors,
     similarity_spearman,
 )
-from word2bert.text import Vocabulary
+from word2bert.tokenizers import Vocabulary
 
 
 def _pair_vectors(pairs, drop_every=7, dim=20, seed=1):

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from layer_checks import run_layer_test
-from word2bert.bert import (IGNORE_LABEL, BertBackbone, BertClassifier, BertQuestionAnswerer, BertTokenTagger,
-                            LengthBatches, MostFrequentTag, SpanLoss, align_first_pieces, bag_of_words_classifier,
-                            best_spans, copy_backbone, decode_answers, encode_texts, finetuning_optimizer,
-                            overlap_classifier, qa_windows, word_accuracy, word_overlap)
-from word2bert.text import WordPieceTokenizer
+from word2bert.models.bert import (IGNORE_LABEL, BertBackbone, BertClassifier, BertQuestionAnswerer, BertTokenTagger,
+                                   LengthBatches, SpanLoss, align_first_pieces, best_spans, copy_backbone,
+                                   decode_answers, encode_texts, finetuning_optimizer, qa_windows, word_accuracy)
+from word2bert.baselines import MostFrequentTag, bag_of_words_classifier, overlap_classifier, word_overlap
+from word2bert.tokenizers import WordPieceTokenizer
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "un", "##aff", "##able", "dog", "adam", "lived",
          "930", "years", ".", "seth", "912", "how", "many", "did", "live", "?", "cat", "sat"]

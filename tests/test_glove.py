@@ -1,4 +1,4 @@
-"""Tests for word2bert.glove: counts, f(x), the loss, the model, PPMI and LSA.
+"""Tests for word2bert.models.glove: counts, f(x), the loss, the model, PPMI and LSA.
 
 Right answers come from hand computation (a 4-token sentence, eq. 9 on four numbers,
 (ln 50)^2), from a brute-force double loop over tokens, and from numpy's dense SVD.
@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 from layer_checks import run_layer_test
 
-from word2bert.glove import (GloVe, GloVeLoss, cooccurrence_matrix, cooccurrence_triples, glove_loss,
+from word2bert.models.glove import (GloVe, GloVeLoss, cooccurrence_matrix, cooccurrence_triples, glove_loss,
                              glove_weight, lsa_vectors, ppmi)
 
 

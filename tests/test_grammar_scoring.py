@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from backends import once_on_tensorflow
-from word2bert.bert import BertBackbone, BertPretrainer, attention_entropy, pseudo_log_likelihood
+from word2bert.models.bert import BertBackbone, BertPretrainer
+from word2bert.analysis import attention_entropy, pseudo_log_likelihood
 from word2bert.datasets import PHENOMENA, minimal_pairs
-from word2bert.text import WordPieceTokenizer
+from word2bert.tokenizers import WordPieceTokenizer
 
 SENTENCES = [
     "He is the king, and they were his servants.",       # agreement: "is" -> "are" (the first pronoun + auxiliary)

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from layer_checks import KNOWN_DTYPE_BUGS, run_layer_test, run_precision_checks
-from word2bert.bert import BertBackbone, BertPretrainer, MaskedLMHead, NextSentenceHead
-from word2bert.glove import GloVe
+from word2bert.models.bert import BertBackbone, BertPretrainer, MaskedLMHead, NextSentenceHead
+from word2bert.models.glove import GloVe
 from word2bert.layers import MultiHeadAttention, ReversibleEmbedding
-from word2bert.seq2seq import Seq2Seq
-from word2bert.transformer import DecoderOnlyTransformer, Transformer
-from word2bert.word2vec import CBOW, HierarchicalSoftmax, NegativeSampling, SkipGram, SoftmaxOutput
+from word2bert.models.seq2seq import Seq2Seq
+from word2bert.models.transformer import DecoderOnlyTransformer, Transformer
+from word2bert.models.word2vec import CBOW, HierarchicalSoftmax, NegativeSampling, SkipGram, SoftmaxOutput
 
 VOCAB, WIDTH = 50, 16
 COUNTS = [12.0, 9.0, 7.0, 5.0, 5.0, 4.0, 3.0, 3.0, 2.0, 2.0, 1.0, 1.0]

@@ -28,10 +28,12 @@ import pytest
 
 from backends import once_on_tensorflow
 from layer_checks import to_numpy
-from word2bert.bert import (MINILM_FETCH, MINILM_WHEEL, BertBackbone, CheckpointError, CheckpointNotFoundError,
-                            backbone_config_from_hf, load_hf_bert)
-from word2bert.bert import hf_checkpoint
-from word2bert.text import BERT_SPECIALS
+from word2bert.models.bert import BertBackbone, load_hf_bert
+from word2bert.converters.hf_bert import (MINILM_FETCH, MINILM_WHEEL, CheckpointError, CheckpointNotFoundError,
+                                          backbone_config_from_hf)
+from word2bert.converters import hf_bert as hf_checkpoint
+from word2bert.models.bert import presets
+from word2bert.tokenizers import BERT_SPECIALS
 
 TINY = {"vocab_size": 40, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
         "intermediate_size": 24, "max_position_embeddings": 20, "type_vocab_size": 2}
@@ -134,7 +136,7 @@ def test_tiny_checkpoint_cache_is_written_once_and_reused(tiny_folder, tmp_path,
     def no_reading(_):
         raise AssertionError("the safetensors file was read although the cache exists")
 
-    monkeypatch.setattr(hf_checkpoint, "_load_tensors", no_reading)
+    monkeypatch.setattr(presets, "_load_tensors", no_reading)
     again = BertBackbone.from_preset(tiny_folder, approximate_gelu=True, cache_dir=tmp_path)   # the same loader
     assert isinstance(again, BertBackbone) and again.get_config()["activation"] == "gelu_approximate"
     assert cached[0].stat().st_mtime_ns == stamp

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import keras
 
-from word2bert import lm
+from word2bert.models import lm
 
 
 def test_lm_windows():

@@ -11,8 +11,8 @@ import sacrebleu
 
 from interrupts import RaiseAt
 from word2bert.metrics import BleuCurve, MaskedAccuracy, bleu_by_bucket, corpus_bleu
-from word2bert.resumable import resumable_fit
-from word2bert.transformer import masked_accuracy
+from word2bert.training.resumable import resumable_fit
+from word2bert.models.transformer import masked_accuracy
 
 
 def test_identical_is_100():

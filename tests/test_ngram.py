@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from word2bert import datasets
-from word2bert.lm import NGramLM, ngram_statistics
+from word2bert.models.lm import NGramLM, ngram_statistics
 
 from backends import once_on_tensorflow
 

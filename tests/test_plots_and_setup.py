@@ -44,20 +44,20 @@ def test_evaluate_vectors_equals_the_single_evaluations():
 
 def test_setup_picks_the_profile_and_seeds_every_generator(capsys):
     sizes = {"ci": {"epochs": 1}, "cpu": {"epochs": 4}, "gpu": {"epochs": 20}}
-    cfg = word2bert.setup(sizes, seed=7, profile="cpu")
+    cfg = word2bert.course.setup(sizes, seed=7, profile="cpu")
     header = capsys.readouterr().out
     draws = (random.random(), np.random.rand(), float(keras.ops.convert_to_numpy(keras.random.uniform(()))),
              cfg.rng.random())
-    again = word2bert.setup(sizes, seed=7, profile="cpu")
+    again = word2bert.course.setup(sizes, seed=7, profile="cpu")
     redraws = (random.random(), np.random.rand(), float(keras.ops.convert_to_numpy(keras.random.uniform(()))),
                again.rng.random())
     assert draws == redraws
     assert cfg == {"epochs": 4, "profile": "cpu", "seed": 7} and cfg.profile == "cpu" and cfg.seed == 7
     assert header.startswith("profile: cpu | backend: ") and "device: " in header
     with pytest.raises(ValueError, match="seed"):
-        word2bert.setup(sizes, seed=-1)
+        word2bert.course.setup(sizes, seed=-1)
     with pytest.raises(ValueError, match="profile table lacks"):
-        word2bert.setup({"cpu": {}})
+        word2bert.course.setup({"cpu": {}})
 
 
 def test_history_names_a_wrong_container():

@@ -9,8 +9,8 @@ import pytest
 
 from backends import once_on_tensorflow
 from layer_checks import run_layer_test, to_numpy
-from word2bert.bert import (SHARE_KINDS, BertBackbone, attention_shares, layer_features, layer_outputs_model,
-                            train_probe)
+from word2bert.models.bert import BertBackbone
+from word2bert.analysis import SHARE_KINDS, attention_shares, layer_features, layer_outputs_model, train_probe
 from word2bert.layers import ScalarMix
 
 PAD, UNK, CLS, SEP, MASK = range(5)   # BERT_SPECIALS' ids

@@ -106,15 +106,15 @@ def test_setup_in_smoke_mode_runs_gpu_shapes_and_refuses_another_profile(monkeyp
              "gpu": {"epochs": 20, "hidden_dim": 512}}
     monkeypatch.setenv("W2B_SMOKE", "1")
     monkeypatch.delenv("W2B_PROFILE", raising=False)
-    cfg = word2bert.setup(table)
+    cfg = word2bert.course.setup(table)
     assert (cfg.profile, cfg["epochs"], cfg["hidden_dim"], cfg["smoke"]) == ("gpu", 1, 512, True)
     assert "profile: gpu (smoke: ci amounts)" in capsys.readouterr().out
     monkeypatch.setenv("W2B_PROFILE", "cpu")
     with pytest.raises(ValueError, match="W2B_SMOKE=1 runs the gpu profile's shapes.*'cpu'"):
-        word2bert.setup(table)
+        word2bert.course.setup(table)
     monkeypatch.setenv("W2B_SMOKE", "maybe")
     with pytest.raises(ValueError, match="W2B_SMOKE='maybe' is not understood"):
         smoke()
     monkeypatch.setenv("W2B_SMOKE", "0")
     monkeypatch.setenv("W2B_PROFILE", "cpu")
-    assert word2bert.setup(table)["epochs"] == 4 and "smoke" not in word2bert.setup(table)
+    assert word2bert.course.setup(table)["epochs"] == 4 and "smoke" not in word2bert.course.setup(table)

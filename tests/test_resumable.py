@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from interrupts import RaiseAt
-from word2bert.resumable import EpochCheckpoint, RunRecords, last_finished_epoch, resumable_fit
+from word2bert.training.resumable import EpochCheckpoint, RunRecords, last_finished_epoch, resumable_fit
 
 # A small classifier with dropout 0.3 (so the random state of dropout matters) and Adam (so the optimizer's
 # moments and step count matter); 4 epochs of 12 steps. argv: checkpoint folder, output .npz, and "stall" to hang
@@ -22,7 +22,7 @@ from word2bert.resumable import EpochCheckpoint, RunRecords, last_finished_epoch
 SCRIPT = textwrap.dedent("""
     import sys, time
     import numpy as np, keras
-    from word2bert.resumable import resumable_fit
+    from word2bert.training.resumable import resumable_fit
     folder, out, stall = sys.argv[1], sys.argv[2], len(sys.argv) > 3
     keras.utils.set_random_seed(7)
     rng = np.random.default_rng(0)

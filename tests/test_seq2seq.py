@@ -1,4 +1,4 @@
-"""Tests for word2bert.seq2seq: tokenizer round trip, teacher-forcing arrays by hand, and
+"""Tests for word2bert.models.seq2seq: tokenizer round trip, teacher-forcing arrays by hand, and
 the decoding step function agreeing with the teacher-forced training model."""
 import keras
 import numpy as np
@@ -7,11 +7,11 @@ from keras import ops
 
 from layer_checks import run_layer_test
 from interrupts import RaiseAt
-from word2bert.seq2seq import (SPECIALS, LengthBatches, Seq2Seq, detokenize, encode_pairs, evaluate_translation,
+from word2bert.models.seq2seq import (SPECIALS, LengthBatches, Seq2Seq, detokenize, encode_pairs, evaluate_translation,
                                group_references, prepare_translation, tokenize, train_seq2seq)
-from word2bert.batching import length_batches_by_epoch
-from word2bert.resumable import last_finished_epoch
-from word2bert.text import Vocabulary
+from word2bert.preprocessing.batching import length_batches_by_epoch
+from word2bert.training.resumable import last_finished_epoch
+from word2bert.tokenizers import Vocabulary
 
 
 def test_tokenize_and_detokenize():

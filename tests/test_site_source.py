@@ -14,7 +14,7 @@ def _notebook():
         nbformat.v4.new_markdown_cell("# 03 · Efficient word2vec\n\nUse `SkipGram` and `NegativeSampling`; not "
                                       "`Other`.\n\n```python\nx = `SkipGram`\n```"),
         nbformat.v4.new_code_cell("%matplotlib inline\n"
-                                  "from word2bert.word2vec import SkipGram, NegativeSampling as NS\n"
+                                  "from word2bert.models.word2vec import SkipGram, NegativeSampling as NS\n"
                                   "from word2bert.course import pick\nimport numpy as np"),
         nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(1)"),
     ]
@@ -22,27 +22,27 @@ def _notebook():
 
 
 def test_library_names_come_from_the_imports_with_their_full_paths():
-    assert library_names(_notebook()) == {"SkipGram": "word2bert.word2vec.SkipGram",
-                                          "NS": "word2bert.word2vec.NegativeSampling",
+    assert library_names(_notebook()) == {"SkipGram": "word2bert.models.word2vec.SkipGram",
+                                          "NS": "word2bert.models.word2vec.NegativeSampling",
                                           "pick": "word2bert.course.pick"}
 
 
 def test_attributes_of_an_imported_library_module_count_as_its_names():
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("from word2bert import word2vec as w2v, datasets\nimport word2bert.lm as lm\n"
+    nb.cells = [nbformat.v4.new_code_cell("from word2bert import datasets\nfrom word2bert.models import word2vec as w2v\nimport word2bert.models.lm as lm\n"
                                           "m = w2v.SkipGram(10)\nx = lm.NGramLM\ny = np.zeros(3)\n"
                                           "datasets = {}\ndatasets.update(a=1)")]
     names = library_names(nb)
-    assert names["SkipGram"] == names["w2v.SkipGram"] == "word2bert.word2vec.SkipGram"
-    assert names["NGramLM"] == "word2bert.lm.NGramLM" and names["datasets"] == "word2bert.datasets"
+    assert names["SkipGram"] == names["w2v.SkipGram"] == "word2bert.models.word2vec.SkipGram"
+    assert names["NGramLM"] == "word2bert.models.lm.NGramLM" and names["datasets"] == "word2bert.datasets"
     assert "zeros" not in names  # numpy is not the library
     assert "update" not in names  # a dict that shadows the module's name: not a library name
     prose = "# 01 · x\n\n`w2v.SkipGram`, `word2bert.metrics` and `SkipGram()`"
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(prose))
     page = filter_chapter(nb)
-    assert ("{py:obj}`w2v.SkipGram <word2bert.word2vec.SkipGram>`, {py:obj}`word2bert.metrics <word2bert.metrics>` "
-            "and {py:obj}`SkipGram() <word2bert.word2vec.SkipGram>`") in page.cells[0].source
-    assert page.cells[1].source.count("word2bert.word2vec.SkipGram") == 1  # listed once in the box
+    assert ("{py:obj}`w2v.SkipGram <word2bert.models.word2vec.SkipGram>`, {py:obj}`word2bert.metrics <word2bert.metrics>` "
+            "and {py:obj}`SkipGram() <word2bert.models.word2vec.SkipGram>`") in page.cells[0].source
+    assert page.cells[1].source.count("word2bert.models.word2vec.SkipGram") == 1  # listed once in the box
 
 
 def test_filter_moves_markers_to_tags_links_names_and_leaves_the_original_alone():
@@ -52,7 +52,7 @@ def test_filter_moves_markers_to_tags_links_names_and_leaves_the_original_alone(
     assert page.cells[-1].metadata["tags"] == ["NBVAL_CHECK_OUTPUT"]
     assert nb.cells[-1].source.startswith("# NBVAL_CHECK_OUTPUT")  # the committed notebook is not touched
     prose = page.cells[0].source
-    assert "{py:obj}`SkipGram <word2bert.word2vec.SkipGram>`" in prose
+    assert "{py:obj}`SkipGram <word2bert.models.word2vec.SkipGram>`" in prose
     assert "`NegativeSampling`" in prose and "`Other`" in prose  # imported as NS; never imported: left as code
     assert "x = `SkipGram`" in prose  # inside a fenced block: left alone
     box = page.cells[1]

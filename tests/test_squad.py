@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from word2bert.bert.qa_baseline import sliding_window_answer, sliding_window_predictions
+from word2bert.baselines.question_answering import sliding_window_answer, sliding_window_predictions
 from word2bert.datasets.squad import QAExample, squad_v1, write_squad_v1
 from word2bert.metrics.squad import exact_match, f1, normalize_answer, squad_scores
 

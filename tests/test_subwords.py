@@ -1,4 +1,4 @@
-"""Tests for the subword tokenizers (word2bert.text: normalize, wordpiece, bpe): hand examples, BERT's
+"""Tests for the subword tokenizers (word2bert.tokenizers: normalize, wordpiece, bpe): hand examples, BERT's
 pair format, and our code against tensorflow-text and keras-hub on real text."""
 import functools
 import unicodedata
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from word2bert.datasets import wikipedia_texts
-from word2bert.text import (BPETokenizer, WordPieceTokenizer, learn_bpe, normalize, pretokenize, train_bpe,
+from word2bert.tokenizers import (BPETokenizer, WordPieceTokenizer, learn_bpe, normalize, pretokenize, train_bpe,
                             train_wordpiece, word_counts, wordpiece_split)
-from word2bert.text.bpe import END_OF_WORD
+from word2bert.tokenizers.bpe import END_OF_WORD
 
 # comparisons with tensorflow-text and keras-hub and the pure-Python tokenizers do not touch the Keras backend
 from backends import once_on_tensorflow  # noqa: E402

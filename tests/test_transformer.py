@@ -16,7 +16,7 @@ from word2bert.layers import (MultiHeadAttention, PositionEmbedding, SinusoidalP
                               TokenAndPositionEmbedding, TransformerDecoderBlock, TransformerEncoderBlock,
                               masked_softmax, scaled_dot_product_attention)
 from word2bert.metrics import MaskedAccuracy
-from word2bert.transformer import (DecoderOnlyTransformer, MaskedCrossEntropy, Transformer, TransformerSchedule,
+from word2bert.models.transformer import (DecoderOnlyTransformer, MaskedCrossEntropy, Transformer, TransformerSchedule,
                                    warmup_inverse_sqrt,
                                    masked_accuracy)
 

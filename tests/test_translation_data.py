@@ -1,4 +1,4 @@
-"""Tests for the translation data every translation model shares (word2bert.batching): the one length
+"""Tests for the translation data every translation model shares (word2bert.preprocessing.batching): the one length
 policy by hand, the word-level (seq2seq) and WordPiece (Transformer) encoders on top of it, and the
 Transformer's training keeping its best epoch and reporting the token share of right predictions."""
 import keras
@@ -8,10 +8,10 @@ import pytest
 from backends import once_on_tensorflow
 from layer_checks import to_numpy
 from interrupts import RaiseAt
-from word2bert.batching import pad_rows, teacher_forcing_arrays
-from word2bert.seq2seq import SPECIALS, encode_pairs
-from word2bert.text import BERT_SPECIALS, Vocabulary, WordPieceTokenizer
-from word2bert.transformer import (Transformer, encode_sources, encode_translation_pairs, train_transformer,
+from word2bert.preprocessing.batching import pad_rows, teacher_forcing_arrays
+from word2bert.models.seq2seq import SPECIALS, encode_pairs
+from word2bert.tokenizers import BERT_SPECIALS, Vocabulary, WordPieceTokenizer
+from word2bert.models.transformer import (Transformer, encode_sources, encode_translation_pairs, train_transformer,
                                    warmup_inverse_sqrt)
 
 BOS, EOS = 1, 2

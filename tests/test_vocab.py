@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from word2bert.text import Vocabulary
+from word2bert.tokenizers import Vocabulary
 
 
 def test_ids_specials_first_then_by_count_then_alphabetical():

@@ -1,4 +1,4 @@
-"""Tests for word2bert.word2vec / word2vec_data: textbook Huffman codes, entropy bound,
+"""Tests for word2bert.models.word2vec / word2vec_data: textbook Huffman codes, entropy bound,
 sampling rates by chi-square, subsampling formulas by hand, hand-made pair lists,
 and the output layers against direct numpy / keras computations."""
 import itertools
@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from layer_checks import run_layer_test
-from word2bert import word2vec as w2v
+from word2bert.models import word2vec as w2v
 
 
 # ------------------------------------------------------------------ Huffman tree
@@ -191,7 +191,7 @@ def test_train_word2vec_learns_cooccurrence(optimizer, lr):
     rng = np.random.default_rng(0)
     sents = [list(rng.choice(["a", "b", "c", "d"], 8)) for _ in range(300)] + \
             [list(rng.choice(["w", "x", "y", "z"], 8)) for _ in range(300)]
-    from word2bert.text import Vocabulary
+    from word2bert.tokenizers import Vocabulary
     vocab = Vocabulary(sents, specials=("<pad>",), unk_token=None)
     ids, sid = w2v.encode_sentences(sents, vocab)
     model = w2v.SkipGram(len(vocab), 8, "negative", counts=vocab.counts, seed=0)
@@ -378,7 +378,7 @@ def test_models_pass_the_shared_layer_test(cls, output, tmp_path):
 def _toy_stream():
     rng = np.random.default_rng(3)
     sents = [list(rng.choice(list("abcdefgh"), 9)) for _ in range(60)]
-    from word2bert.text import Vocabulary
+    from word2bert.tokenizers import Vocabulary
     vocab = Vocabulary(sents, specials=("<pad>",), unk_token=None)
     return vocab, *w2v.encode_sentences(sents, vocab)
 
@@ -488,7 +488,7 @@ def test_cbow_padding_is_explicit_and_a_real_word_at_the_pad_id_is_refused():
 
 
 def test_user_mistakes_are_clear_errors():
-    from word2bert.text import Vocabulary
+    from word2bert.tokenizers import Vocabulary
     v = Vocabulary([["the", "cat", "sat"]], specials=("<pad>",), unk_token=None)
     with pytest.raises(TypeError, match="string"):
         w2v.encode_sentences(["the cat sat"], v)            # a sentence must be a token list

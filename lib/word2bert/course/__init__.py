@@ -1,12 +1,28 @@
-"""The course's machinery: size profiles, the results contract, the runner, atomic files, input checks.
+"""The course's machinery, on top of the library: size profiles, the results contract, a chapter's set-up, the
+runner, the tests and the website, chapter 09's saved snapshots.
 
-Imports no deep-learning package (Keras, TensorFlow, JAX, PyTorch) when imported: the runner
-and the profiles work without a backend; ``device_name`` and ``report`` ask the backend lazily.
+The library (every other ``word2bert`` package) never imports this package. Importing it sets the default of
+``TF_CPP_MIN_LOG_LEVEL`` to 3 (TensorFlow's C++ start-up logs, shown in every notebook otherwise) for the course's
+own process, and points the library's cache folder at the repository's ``data/cache`` when the course runs from a
+checkout (``word2bert.utils.paths``); set either variable yourself to override it. It imports no deep-learning
+package (Keras, TensorFlow, JAX, PyTorch): the runner and the profiles work without a backend; ``device_name`` and
+``report`` ask the backend lazily, and ``setup`` (which imports Keras) is loaded on first use.
 """
-from word2bert.course.checks import not_a_string, token_lists
-from word2bert.course.io import atomic_save, atomic_write
-from word2bert.course.profiles import PROFILES, gpu_name, pick, profile
-from word2bert.course.results import device_name, report, start_timer
+import os
 
-__all__ = ["PROFILES", "atomic_save", "atomic_write", "device_name", "gpu_name", "not_a_string", "pick", "profile", "report",
-           "start_timer", "token_lists"]
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+from word2bert.course.profiles import PROFILES, gpu_name, pick, profile  # noqa: E402
+from word2bert.course.results import device_name, report, start_timer  # noqa: E402
+from word2bert.utils.io import atomic_save, atomic_write  # noqa: E402
+
+__all__ = ["PROFILES", "atomic_save", "atomic_write", "device_name", "gpu_name", "pick", "profile", "report", "setup",
+           "start_timer"]
+
+
+def __getattr__(name):
+    if name == "setup":  # imported on first use: it loads Keras
+        from word2bert.course.chapter import setup
+
+        return setup
+    raise AttributeError(f"module 'word2bert.course' has no attribute {name!r}")

@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from word2bert.course.io import atomic_write
+from word2bert.utils.io import atomic_write
 from word2bert.course.profiles import profile as resolve_profile
 
 RESULTS_RE = re.compile(r"W2B_RESULTS\s+(\{.*\})")

@@ -22,7 +22,7 @@ import json
 import os
 from typing import NamedTuple
 
-from word2bert.course.io import atomic_write
+from word2bert.utils.io import atomic_write
 
 
 class QAExample(NamedTuple):
@@ -112,7 +112,7 @@ def _examples(root) -> list[QAExample]:
 
 
 def write_squad_v1(examples, path: str | os.PathLike, version: str = "1.1"):
-    """Write examples as a SQuAD v1.1 JSON file, atomically (``word2bert.course.io.atomic_write``).
+    """Write examples as a SQuAD v1.1 JSON file, atomically (``word2bert.utils.io.atomic_write``).
 
     Examples are grouped by title (articles in order of first appearance), then by context within
     a title (paragraphs in order of first appearance); ``squad_v1`` of the file gives the examples back

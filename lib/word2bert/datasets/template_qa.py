@@ -79,7 +79,7 @@ Context length in words (split on spaces), all splits: median 173 (10%: 111, 90%
 280, Wikipedia 144: most contexts are longer than 128 WordPiece tokens, so a model reads them in
 windows (document stride).
 
-Sliding-window baseline (``word2bert.bert.qa_baseline``, defaults), exact match / F1 in percent: valid
+Sliding-window baseline (``word2bert.baselines.question_answering``, defaults), exact match / F1 in percent: valid
 63.5 / 75.3 (Bible 7.1 / 14.3, Wikipedia 67.7 / 79.9); test 49.5 / 58.5 (Bible 3.4 / 5.2, Wikipedia
 67.6 / 79.4). Overlap alone answers two cloze questions in three; the Bible's short questions ("Whose
 son was Ishmael?") give it little to go on.

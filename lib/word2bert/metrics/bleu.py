@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from word2bert.course.checks import not_a_string
+from word2bert.utils.checks import not_a_string
 
 
 def _reference_streams(references, n: int) -> list[list]:

@@ -31,7 +31,7 @@ class BleuCurve(keras.callbacks.Callback):
         spent: training seconds so far.
 
     ``get_state`` / ``set_state`` hand over ``points`` and ``spent``, so that a training resumed by
-    ``word2bert.resumable.resumable_fit`` keeps the curve and what the budget has spent before the interruption.
+    ``word2bert.training.resumable.resumable_fit`` keeps the curve and what the budget has spent before the interruption.
 
     Raises:
         ValueError: ``minutes`` not positive; no reference.

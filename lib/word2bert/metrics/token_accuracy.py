@@ -1,7 +1,7 @@
 """Token-weighted accuracy: the share of real target tokens predicted right, over a whole epoch.
 
 A metric *function* handed to ``compile`` is averaged by Keras batch by batch (each batch weighted by
-its number of rows), so with length-grouped batches (``word2bert.batching.LengthBatches``) a batch
+its number of rows), so with length-grouped batches (``word2bert.preprocessing.batching.LengthBatches``) a batch
 of 64 two-token verses counts as much as a batch of 64 thirty-token verses. The epoch's share of
 right tokens is instead
 

@@ -33,7 +33,7 @@ from typing import Iterable
 
 import numpy as np
 
-from word2bert.course.checks import not_a_string
+from word2bert.utils.checks import not_a_string
 
 _EPS = 1e-12
 

@@ -104,9 +104,9 @@ def _public_names(module: str) -> set[str]:
 def library_names(nb) -> dict[str, str]:
     """Every library name a notebook's code uses: ``{name: "word2bert.module.name"}``, in order of first use.
 
-    Names imported from word2bert (``from word2bert.word2vec import SkipGram``), and attributes read from an
+    Names imported from word2bert (``from word2bert.models.word2vec import SkipGram``), and attributes read from an
     imported library module that the module offers (its ``__all__``, read from the source: ``w2v.SkipGram`` after
-    ``from word2bert import word2vec as w2v`` gives both ``SkipGram`` and ``w2v.SkipGram``). Cells that are not
+    ``from word2bert.models import word2vec as w2v`` gives both ``SkipGram`` and ``w2v.SkipGram``). Cells that are not
     Python (``%`` magics, ``!`` shell lines) are parsed without those lines; a cell that still does not parse is
     skipped.
     """

@@ -1,0 +1,231 @@
+"""Fine-tuning recipe (Devlin et al. 2019, section 4 and appendix A.3): a fresh copy of the pretrained
+backbone for every run, AdamW with a linear warm-up over the first steps and a decay to zero, a
+few epochs, and the same architecture from random weights as the control.
+"""
+from __future__ import annotations
+
+import math
+
+import keras
+import numpy as np
+
+from word2bert.models.bert.model import BertBackbone
+from word2bert.training.resumable import random_number_states
+
+
+def copy_backbone(backbone: BertBackbone, pretrained: bool = True, seed: int | None = None) -> BertBackbone:
+    """A new ``BertBackbone`` of the same configuration: with a copy of ``backbone``'s weights
+    (``pretrained=True``, what every fine-tuning run starts from) or freshly initialised (``pretrained=False``:
+    the "from scratch" control; ``seed`` seeds Python, NumPy and the backend first, which makes it repeatable).
+    The copy is trainable whatever ``backbone.trainable`` is.
+
+    Raises:
+        ValueError: ``backbone`` is not a ``BertBackbone``.
+    """
+    if not isinstance(backbone, BertBackbone):
+        raise ValueError(f"backbone must be a BertBackbone, got {type(backbone).__name__}")
+    if seed is not None and not pretrained:
+        keras.utils.set_random_seed(seed)
+    config = backbone.get_config()
+    config.pop("name", None)
+    config["trainable"] = True          # a copy of a frozen backbone is not frozen: the task model decides
+    fresh = BertBackbone.from_config(config)
+    fresh.build()
+    if pretrained:
+        if not backbone.built:
+            backbone.build()
+        fresh.set_weights(backbone.get_weights())
+    return fresh
+
+
+def finetuning_optimizer(learning_rate: float, total_steps: int, warmup_share: float = 0.1,
+                         weight_decay: float = 0.01) -> keras.optimizers.Optimizer:
+    """AdamW with a linear warm-up to ``learning_rate`` over ``warmup_share`` of the steps, then a cosine
+    decay to zero (the paper decays linearly; the shapes differ little over a few epochs).
+
+    Args:
+        learning_rate: the peak (the paper tries 5e-5, 3e-5, 2e-5 for BERT-Base; small models take more).
+        total_steps: the number of optimiser steps of the whole run (epochs * batches per epoch).
+        warmup_share: in [0, 1).
+        weight_decay: AdamW's decoupled decay (0.01 as the paper), on every weight but the LayerNorm scales and
+            offsets and the biases, as BERT's optimizer.
+
+    Raises:
+        ValueError: ``total_steps`` < 1, ``learning_rate`` <= 0 or ``warmup_share`` outside [0, 1).
+    """
+    if total_steps < 1 or learning_rate <= 0 or not 0 <= warmup_share < 1:
+        raise ValueError(f"need total_steps >= 1, learning_rate > 0, 0 <= warmup_share < 1; got {total_steps}, "
+                         f"{learning_rate}, {warmup_share}")
+    warmup = int(warmup_share * total_steps)
+    schedule = keras.optimizers.schedules.CosineDecay(0.0 if warmup else learning_rate, max(1, total_steps - warmup),
+                                                      alpha=0.0, warmup_target=learning_rate if warmup else None,
+                                                      warmup_steps=warmup)
+    optimizer = keras.optimizers.AdamW(schedule, weight_decay=weight_decay, epsilon=1e-6)
+    optimizer.exclude_from_weight_decay(var_names=["gamma", "beta", "bias"])   # LayerNorm and biases, as BERT
+    return optimizer
+
+
+def steps_per_epoch(examples: int, batch_size: int) -> int:
+    """``ceil(examples / batch_size)``: the batches ``fit`` runs per epoch."""
+    return math.ceil(examples / batch_size)
+
+
+def fine_tune(model: keras.Model, train, validation_data, loss, learning_rate: float, max_epochs: int,
+              batch_size: int = 32, patience: int = 1, warmup_share: float = 0.1, metrics=None) -> dict:
+    """Compile and train a task model the paper's way, with early stopping on the validation loss, silently.
+
+    AdamW (``finetuning_optimizer``: warm-up, then cosine decay to zero at ``max_epochs``); after each epoch the
+    validation loss is measured; training stops when it has not improved for ``patience`` epochs, and the weights of
+    the epoch with the lowest validation loss are restored (also when all ``max_epochs`` ran).
+
+    Args:
+        model: an uncompiled (or to be recompiled) task model, e.g. ``BertClassifier``.
+        train: ``(x, y)`` arrays (shuffled by ``fit`` in batches of ``batch_size``) or a ``keras.utils.PyDataset``
+            of batches (``LengthBatches``), whose ``len`` is the batches per epoch.
+        validation_data: ``(x, y)`` as ``fit`` takes it.
+        loss: the Keras loss.
+        learning_rate: the peak learning rate.
+        max_epochs: at most this many passes over ``train``.
+        batch_size: rows per batch for array input.
+        patience: epochs without a lower validation loss before stopping (>= 1).
+        warmup_share: share of the ``max_epochs`` steps spent warming up.
+        metrics: Keras metrics to compile with (their training values at the kept epoch are returned).
+
+    Returns:
+        dict: ``{"epochs": epochs run, "best_epoch": the kept epoch (1-based), "val_loss": its validation loss,
+        "train": {metric: value at the kept epoch} (training values, dropout on), "history": {metric: a value per
+        epoch run} (``val_*`` included), "seconds": wall time}``.
+
+    Raises:
+        ValueError: ``max_epochs`` or ``patience`` < 1, or an empty ``train``.
+    """
+    import time
+
+    if max_epochs < 1 or patience < 1:
+        raise ValueError(f"max_epochs and patience must be >= 1, got {max_epochs}, {patience}")
+    if isinstance(train, keras.utils.PyDataset):
+        batches, fit_args = len(train), dict(x=train)
+    else:
+        x, y = train
+        batches, fit_args = steps_per_epoch(len(y), batch_size), dict(x=x, y=y, batch_size=batch_size)
+    if batches < 1:
+        raise ValueError("train holds no examples")
+    model.compile(optimizer=finetuning_optimizer(learning_rate, max_epochs * batches, warmup_share), loss=loss,
+                  metrics=metrics or [])
+    return _fit_keeping_best(model, train, validation_data, max_epochs, batch_size, patience)
+
+
+def _fit_keeping_best(model, train, validation_data, max_epochs, batch_size, patience) -> dict:
+    """``fit`` with early stopping on the validation loss, the best epoch's weights restored; ``fine_tune``'s record."""
+    import time
+
+    fit_args = dict(x=train) if isinstance(train, keras.utils.PyDataset) else dict(x=train[0], y=train[1],
+                                                                                   batch_size=batch_size)
+    keep = keras.callbacks.EarlyStopping(monitor="val_loss", patience=patience, restore_best_weights=True)
+    start = time.time()
+    history = model.fit(**fit_args, validation_data=validation_data, epochs=max_epochs, verbose=0, callbacks=[keep])
+    logs = history.history
+    best = int(np.argmin(logs["val_loss"]))
+    return {"epochs": len(logs["val_loss"]), "best_epoch": best + 1, "val_loss": float(logs["val_loss"][best]),
+            "train": {k: float(v[best]) for k, v in logs.items() if not k.startswith("val_")},
+            "history": {k: [float(x) for x in v] for k, v in logs.items()}, "seconds": time.time() - start}
+
+
+class _WarmupCosine(keras.optimizers.schedules.LearningRateSchedule):
+    """``finetuning_optimizer``'s schedule (linear warm-up to ``peak`` over ``warmup`` steps, then a cosine decay to
+    zero over ``decay`` steps) with its three numbers held in variables, so that a traced training step reads the
+    values of the current run."""
+
+    def __init__(self):
+        self.peak = keras.Variable(0.0, trainable=False, dtype="float32", name="peak_learning_rate")
+        self.warmup = keras.Variable(0.0, trainable=False, dtype="float32", name="warmup_steps")
+        self.decay = keras.Variable(1.0, trainable=False, dtype="float32", name="decay_steps")
+
+    def set(self, peak: float, warmup: int, decay: int):
+        self.peak.assign(float(peak))
+        self.warmup.assign(float(warmup))
+        self.decay.assign(float(max(1, decay)))
+
+    def __call__(self, step):
+        from keras import ops
+
+        step = ops.cast(step, "float32")
+        warm = self.peak * step / ops.maximum(self.warmup, 1.0)
+        t = ops.minimum(ops.maximum(step - self.warmup, 0.0), self.decay) / self.decay
+        return ops.where(step < self.warmup, warm, 0.5 * self.peak * (1.0 + ops.cos(np.pi * t)))
+
+    def get_config(self):
+        return {}
+
+
+class Refitter:
+    """One task model compiled once and fine-tuned many times (other starting weights, learning rate, steps or seed
+    each run), so that its training and prediction steps are traced once instead of once per run.
+
+    Each ``run`` loads the given starting weights, zeroes the optimizer's state (moments and step count), sets the
+    schedule (warm-up, then cosine decay to zero, as ``finetuning_optimizer``) and calls ``fine_tune``'s loop: the
+    same result as a fresh model trained with ``fine_tune`` from the same weights. The reuse is on the TensorFlow
+    backend, where a traced step reads the schedule's variables at run time; on other backends each run compiles
+    again (the same numbers, traced anew).
+
+    Args:
+        model: the task model (e.g. ``BertClassifier``), built.
+        loss: its Keras loss; ``metrics``: metrics to compile with.
+        weight_decay: AdamW's decoupled decay, as ``finetuning_optimizer``.
+
+    Use: ``refit = Refitter(model, loss)``; ``info = refit.run(fresh_model, train, validation_data, 1e-3,
+    max_epochs=4)`` with ``fresh_model`` a model of the same architecture (a copy of the pretrained encoder with a
+    new head, or a random one): its weights and the states of its random-number generators (dropout's) are copied,
+    so the run draws the dropout masks that ``fresh_model`` would have drawn, whatever ran before on the reused
+    model. ``refit.model`` then holds the kept epoch's weights.
+    """
+
+    def __init__(self, model: keras.Model, loss, metrics=None, weight_decay: float = 0.01):
+        self.model, self.loss, self.metrics, self.weight_decay = model, loss, metrics or [], weight_decay
+        self.schedule = _WarmupCosine()
+        self._compiled = False
+
+    def _compile(self, learning_rate, total_steps, warmup_share):
+        if keras.config.backend() == "tensorflow":
+            warmup = int(warmup_share * total_steps)
+            self.schedule.set(learning_rate, warmup, total_steps - warmup)
+            if self._compiled:
+                for variable in self.model.optimizer.variables:
+                    variable.assign(np.zeros(variable.shape, variable.dtype))
+                return
+            optimizer = keras.optimizers.AdamW(self.schedule, weight_decay=self.weight_decay, epsilon=1e-6)
+            optimizer.exclude_from_weight_decay(var_names=["gamma", "beta", "bias"])
+        else:
+            optimizer = finetuning_optimizer(learning_rate, total_steps, warmup_share, self.weight_decay)
+        self.model.compile(optimizer=optimizer, loss=self.loss, metrics=list(self.metrics))
+        self._compiled = True
+
+    def run(self, weights, train, validation_data, learning_rate: float, max_epochs: int, batch_size: int = 32,
+            patience: int = 1, warmup_share: float = 0.1) -> dict:
+        """Fine-tune from ``weights``: a model of the same architecture (its weights and its random-number states
+        are copied: the same run as ``fine_tune`` on that model), or a list as ``get_weights`` gives (then dropout
+        goes on from the states the previous run left: the result depends on the runs before it). The other
+        arguments and the returned record are ``fine_tune``'s.
+
+        Raises:
+            ValueError: as ``fine_tune``; ``weights`` that do not fit the model (Keras' message), or a model with
+                another number of random-number generators.
+        """
+        if max_epochs < 1 or patience < 1:
+            raise ValueError(f"max_epochs and patience must be >= 1, got {max_epochs}, {patience}")
+        if learning_rate <= 0 or not 0 <= warmup_share < 1:
+            raise ValueError(f"need learning_rate > 0 and 0 <= warmup_share < 1, got {learning_rate}, {warmup_share}")
+        batches = len(train) if isinstance(train, keras.utils.PyDataset) else steps_per_epoch(len(train[1]), batch_size)
+        if batches < 1:
+            raise ValueError("train holds no examples")
+        if isinstance(weights, keras.Model):
+            source, target = random_number_states(weights), random_number_states(self.model)
+            if len(source) != len(target):
+                raise ValueError(f"the model given has {len(source)} random-number generators, the Refitter's model "
+                                 f"{len(target)}: pass a model of the same architecture")
+            for variable, value in zip(target, source):
+                variable.assign(np.asarray(value))
+            weights = weights.get_weights()
+        self.model.set_weights(weights)
+        self._compile(learning_rate, max_epochs * batches, warmup_share)
+        return _fit_keeping_best(self.model, train, validation_data, max_epochs, batch_size, patience)
