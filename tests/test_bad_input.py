@@ -18,8 +18,9 @@ import keras
 import numpy as np
 import pytest
 
-from word2bert.models.bert import (LengthBatches, align_first_pieces, best_spans, encode_texts, finetuning_optimizer,
-                                   load_hf_bert, qa_windows, word_hits)
+from word2bert.models.bert import (align_first_pieces, best_spans, encode_texts, finetuning_optimizer, load_hf_bert,
+                                   qa_windows, word_hits)
+from word2bert.preprocessing import LengthBatches
 from word2bert.course.snapshots import load_pretrained, pretraining_snapshots
 from word2bert.analysis import train_probe
 from word2bert.models.bert.embedding import BertEmbedding
@@ -211,7 +212,7 @@ BAD = [
     ("LengthBatches batch_size 0", lambda p: LengthBatches(_batch_inputs(), np.zeros(4), 0), ValueError,
      "batch_size >= 1 (got 0)"),
     ("LengthBatches fewer targets than rows", lambda p: LengthBatches(_batch_inputs(), np.zeros(3), 2), ValueError,
-     "as many targets as rows (4, got 3)"),
+     "every array of x and y must have as many rows"),
     ("probe rows and labels differ", lambda p: train_probe(np.zeros((4, 3)), np.zeros(3, int), np.zeros((2, 3)),
                                                             np.zeros(2, int)), ValueError, "4 rows but train_y 3 labels"),
     ("probe on a NaN feature", lambda p: train_probe(np.full((4, 3), np.nan), np.array([0, 1, 0, 1]), np.zeros((2, 3)),

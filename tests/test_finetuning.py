@@ -8,8 +8,9 @@ import pytest
 
 from layer_checks import run_layer_test
 from word2bert.models.bert import (IGNORE_LABEL, BertBackbone, BertClassifier, BertQuestionAnswerer, BertTokenTagger,
-                                   LengthBatches, SpanLoss, align_first_pieces, best_spans, copy_backbone,
-                                   decode_answers, encode_texts, finetuning_optimizer, qa_windows, word_accuracy)
+                                   SpanLoss, align_first_pieces, best_spans, copy_backbone, decode_answers,
+                                   encode_texts, finetuning_optimizer, qa_windows, word_accuracy)
+from word2bert.preprocessing import LengthBatches
 from word2bert.baselines import MostFrequentTag, bag_of_words_classifier, overlap_classifier, word_overlap
 from word2bert.tokenizers import WordPieceTokenizer
 
@@ -327,8 +328,11 @@ def test_length_batches_cut_only_padding_and_cover_every_row_once(tokenizer):
     tags = np.tile(np.arange(10), (len(texts), 1))
     bx, by = LengthBatches(x, tags, batch_size=4, lengths=(4, 6))[0]
     assert by.shape == bx["token_ids"].shape                                      # per-token labels cut too
-    with pytest.raises(ValueError, match="padding_mask"):
-        LengthBatches({"token_ids": x["token_ids"]}, labels)
+    # without a padding mask, a row's length is its last non-zero id: the same batches as with the mask here
+    no_mask = LengthBatches({"token_ids": x["token_ids"]}, labels, batch_size=4, lengths=(4, 6))
+    assert [w for w in no_mask.widths] == [w[:1] for w in LengthBatches(x, labels, batch_size=4, lengths=(4, 6)).widths]
+    with pytest.raises(ValueError, match="as many rows"):
+        LengthBatches(x, labels[:-1], batch_size=4, lengths=(4, 6))
 
 
 def test_weight_decay_leaves_layer_norm_and_biases_alone():

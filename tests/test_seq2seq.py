@@ -7,8 +7,9 @@ from keras import ops
 
 from layer_checks import run_layer_test
 from interrupts import RaiseAt
-from word2bert.models.seq2seq import (SPECIALS, LengthBatches, Seq2Seq, detokenize, encode_pairs, evaluate_translation,
-                               group_references, prepare_translation, tokenize, train_seq2seq)
+from word2bert.models.seq2seq import (SPECIALS, Seq2Seq, detokenize, encode_pairs, evaluate_translation,
+                                      group_references, prepare_translation, tokenize, train_seq2seq)
+from word2bert.preprocessing import LengthBatches
 from word2bert.preprocessing.batching import length_batches_by_epoch
 from word2bert.training.resumable import last_finished_epoch
 from word2bert.tokenizers import Vocabulary
@@ -111,7 +112,7 @@ def test_length_batches_cover_every_pair_once_and_trim_padding():
         x[i, :n] = rng.integers(1, 9, n)
         din[i, :n + 1] = rng.integers(1, 9, n + 1)
     dout = din.copy()
-    batches = LengthBatches(x, din, dout, batch_size=16, seed=0, round_to=8)
+    batches = LengthBatches((x, din), dout, batch_size=16, seed=0, round_to=8)
     assert len(batches) == 7
     for epoch in range(2):
         seen = []
@@ -129,9 +130,9 @@ def test_length_batches_cover_every_pair_once_and_trim_padding():
     spread = [np.ptp(lengths[rows]) for rows in batches.batches]
     assert np.mean(spread) < 0.5 * np.ptp(lengths)  # similar lengths together
     with pytest.raises(ValueError, match="as many rows"):
-        LengthBatches(x, din[:5], dout, 4)
-    with pytest.raises(ValueError, match="at least one pair"):
-        LengthBatches(x[:0], din[:0], dout[:0], 4)
+        LengthBatches((x, din[:5]), dout, 4)
+    with pytest.raises(ValueError, match="at least one row"):
+        LengthBatches((x[:0], din[:0]), dout[:0], 4)
 
 
 @pytest.mark.slow
@@ -228,7 +229,7 @@ def test_length_batches_fit_when_the_first_batches_share_a_width():
         x[i, :k] = rng.integers(1, 9, k)
         din[i, :k + 1] = rng.integers(1, 9, k + 1)
     for seed in range(10):  # without the swap, about 4 seeds in 10 would start with two short batches
-        batches = LengthBatches(x, din, din, batch_size=16, seed=seed)
+        batches = LengthBatches((x, din), din, batch_size=16, seed=seed)
         for epoch in range(2):
             assert batches[0][0][0].shape[1] != batches[1][0][0].shape[1], (seed, epoch)
             assert batches[0][0][1].shape[1] != batches[1][0][1].shape[1], (seed, epoch)
@@ -285,11 +286,11 @@ def test_length_batches_by_epoch_gives_each_epoch_every_pair_once_and_the_same_b
         assert all(np.array_equal(batches[i][0][0], again[i][0][0]) for i in range(len(batches)))
         orders.append(rows)
     assert orders[0] != orders[1] != orders[2]                           # a new draw each epoch
-    plain = LengthBatches(source, target, target, 8, seed=5)
+    plain = LengthBatches((source, target), target, 8, seed=5)
     plain.on_epoch_end()
     plain.on_epoch_end()
     assert [int(r) - 1 for i in range(len(plain)) for r in plain[i][0][0][:, 0]] == orders[2]
     with pytest.raises(ValueError, match="epoch must be >= 0"):
         by_epoch(-1)
-    with pytest.raises(ValueError, match="batch_size and round_to must be >= 1"):
+    with pytest.raises(ValueError, match="batch_size >= 1"):
         length_batches_by_epoch(source, target, target, batch_size=0)

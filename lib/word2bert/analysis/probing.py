@@ -22,7 +22,7 @@ import numpy as np
 from keras import ops
 
 from word2bert.models.bert.model import BertBackbone
-from word2bert.models.bert.finetuning_data import row_extents
+from word2bert.preprocessing.batching import rounded_width, row_extents
 
 SHARE_KINDS = ("[CLS]", "[SEP]", "self", "previous", "next", "same token", "other")
 # id(backbone) -> (backbone, _states_model(backbone)): the last few backbones read, so that repeated calls reuse one
@@ -158,7 +158,7 @@ def layer_features(backbone, inputs: dict, select=None, pooling: str | None = No
     per_row = [None] * n
     for start in range(0, n, int(batch_size)):
         rows = order[start:start + int(batch_size)]
-        width = int(min(length, -(-int(needed[rows].max()) // _WIDTH_STEP) * _WIDTH_STEP))
+        width = rounded_width(needed[rows].max(), _WIDTH_STEP, length)
         batch = {k: v[rows, :width] for k, v in full.items() if k in names}
         states = np.stack([ops.convert_to_numpy(s).astype(np.float32) for s in run(batch)],
                           axis=2)                                               # (b, width, layers, hidden)

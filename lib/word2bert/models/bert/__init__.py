@@ -9,7 +9,7 @@ from word2bert.models.bert.classifier import BertClassifier
 from word2bert.models.bert.config import BERT_VOCAB_SIZE, BertConfig
 from word2bert.models.bert.embedding import BertEmbedding, bert_initializer
 from word2bert.models.bert.finetuning import Refitter, copy_backbone, fine_tune, finetuning_optimizer, steps_per_epoch
-from word2bert.models.bert.finetuning_data import (IGNORE_LABEL, AlignedTags, LengthBatches, QAWindows, predict_by_length,
+from word2bert.models.bert.finetuning_data import (IGNORE_LABEL, AlignedTags, QAWindows, predict_by_length,
                                                    align_first_pieces, best_spans, context_words, decode_answers,
                                                    encode_texts, qa_windows, word_accuracy, word_hits)
 from word2bert.models.bert.masked_lm_head import MaskedLMHead
@@ -26,7 +26,7 @@ from word2bert.models.bert.training import MaskedLMAccuracy, MaskedLMLoss
 
 __all__ = ["AlignedTags", "BERT_VOCAB_SIZE", "BertBackbone", "BertClassifier", "BertConfig", "BertEmbedding",
            "BertPretrainer", "BertQuestionAnswerer", "BertTaskModel", "BertTokenTagger", "IGNORE_LABEL", "IS_NEXT",
-           "LengthBatches", "MaskedLMAccuracy", "MaskedLMHead", "MaskedLMLoss", "NOT_NEXT", "NextSentenceHead",
+           "MaskedLMAccuracy", "MaskedLMHead", "MaskedLMLoss", "NOT_NEXT", "NextSentenceHead",
            "NextSentencePairs", "PretrainingBatches", "QAWindows", "Refitter", "SentencePairSample", "SpanLoss",
            "align_first_pieces", "bert_initializer", "best_spans", "context_words", "copy_backbone", "decode_answers",
            "encode_texts", "fine_tune", "finetuning_optimizer", "load_hf_bert", "mask_tokens", "pack_documents",

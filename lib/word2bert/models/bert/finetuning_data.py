@@ -8,7 +8,6 @@
   ``run_squad.py``), with each context piece's character span in the text, for ``BertQuestionAnswerer``;
 - ``best_spans`` / ``decode_answers``: the best valid span of start and end logits (start <= end, at
   most ``max_answer_len`` pieces, inside the context), over all windows of a question, as text;
-- ``LengthBatches``: training batches of rows of similar length, cut to a few fixed lengths.
 
 NumPy in, NumPy out: these run once, before ``fit``.
 """
@@ -19,6 +18,8 @@ from typing import NamedTuple
 
 import keras
 import numpy as np
+
+from word2bert.preprocessing.batching import bucket_widths, row_extents
 
 IGNORE_LABEL = -1            # a piece whose prediction counts nowhere (loss or accuracy)
 _WORD = re.compile(r"\w+|[^\w\s]")
@@ -359,82 +360,6 @@ def decode_answers(logits, windows: QAWindows, contexts, max_answer_len: int = 3
     return {e: best.get(e, ("", -1, float("-inf"))) for e in range(len(contexts))}
 
 
-class LengthBatches(keras.utils.PyDataset):
-    """Training batches of rows of similar length, each cut to the shortest of ``lengths`` that holds its
-    longest row: far less padding than one fixed length (``fit(LengthBatches(...))``).
-
-    Args:
-        inputs: dict of ``(n, L)`` arrays (``token_ids``, ``segment_ids``, ``padding_mask``), as ``encode_texts`` or
-            ``align_first_pieces`` make them.
-        targets: ``(n,)`` labels (kept whole) or ``(n, L)`` per-token labels (cut like the inputs).
-        batch_size: rows per batch.
-        lengths: the allowed lengths, ascending; ``L`` is added when missing. Each length is one shape the
-            model is traced for.
-        seed: the batch order, reshuffled after every epoch (epoch ``e`` uses ``seed + e``).
-
-    Every row is in exactly one batch per epoch; a row whose last real position (``padding_mask``) lies beyond a
-    length never goes to a batch of it (nothing is cut but padding, even where the mask has holes). The first two
-    batches of an epoch have two different lengths where the rows allow it (Keras's TensorFlow adapter infers the
-    shapes from them).
-
-    Raises:
-        ValueError: ``inputs`` without ``padding_mask``, rows and targets of different counts, ``batch_size`` < 1,
-            ``lengths`` not ascending or longer than ``L``.
-    """
-
-    def __init__(self, inputs, targets, batch_size: int = 32, lengths=(16, 32, 48, 64, 96, 128), seed: int = 0,
-                 **kwargs):
-        super().__init__(**kwargs)
-        if "padding_mask" not in inputs:
-            raise ValueError(f"inputs need a 'padding_mask' to know each row's length, got keys {sorted(inputs)}")
-        self.inputs, self.targets = inputs, np.asarray(targets)
-        n, full = inputs["padding_mask"].shape
-        if len(self.targets) != n or batch_size < 1:
-            raise ValueError(f"need as many targets as rows ({n}, got {len(self.targets)}) and batch_size >= 1 "
-                             f"(got {batch_size})")
-        lengths = [int(x) for x in lengths if x < full] + [full]
-        if lengths != sorted(set(lengths)):
-            raise ValueError(f"lengths must be ascending and distinct, got {lengths}")
-        needed = row_extents(inputs["padding_mask"])   # last real position + 1: a hole never shortens a row
-        self.row_length = np.asarray(lengths)[np.searchsorted(lengths, needed)]
-        self.batch_size, self.seed, self.epoch = int(batch_size), int(seed), 0
-        self.per_token = self.targets.ndim == 2 and self.targets.shape[1] == full
-        self._plan()
-
-    def _plan(self):
-        rng = np.random.default_rng(self.seed + self.epoch)
-        batches = []
-        for length in np.unique(self.row_length):
-            rows = rng.permutation(np.flatnonzero(self.row_length == length))
-            batches += [(int(length), rows[i:i + self.batch_size]) for i in range(0, len(rows), self.batch_size)]
-        self.batches = [batches[i] for i in rng.permutation(len(batches))]
-        # Keras's TensorFlow adapter infers the input shapes from the first two batches: give them two lengths,
-        # so that the length is a dimension of unknown size (one trace), not the first batch's
-        other = next((i for i, (length, _) in enumerate(self.batches) if length != self.batches[0][0]), None)
-        if other is not None and other != 1:
-            self.batches[1], self.batches[other] = self.batches[other], self.batches[1]
-
-    def __len__(self):
-        return len(self.batches)
-
-    def __getitem__(self, index):
-        length, rows = self.batches[index]
-        x = {key: value[rows, :length] for key, value in self.inputs.items()}
-        y = self.targets[rows, :length] if self.per_token else self.targets[rows]
-        return x, y
-
-    def on_epoch_end(self):
-        self.epoch += 1
-        self._plan()
-
-
-def row_extents(mask) -> np.ndarray:
-    """Per row of a bool ``(n, L)`` mask: the index of its last True + 1 (1 for a row with none), the columns a
-    batch must keep so that no marked position is cut (a hole in the mask does not shorten it)."""
-    mask = np.asarray(mask) != 0
-    return np.where(mask.any(1), mask.shape[1] - np.argmax(mask[:, ::-1], axis=1), 1)
-
-
 def predict_by_length(model, inputs: dict, per_token: bool, batch_size: int = 64,
                       lengths=(16, 32, 48, 64, 96, 128)) -> np.ndarray:
     """``model``'s output on padded rows, computed in batches of rows of similar length, each batch cut to the
@@ -471,11 +396,7 @@ def predict_by_length(model, inputs: dict, per_token: bool, batch_size: int = 64
     if int(batch_size) < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     n, full = mask.shape
-    allowed = [int(x) for x in lengths if x < full] + [full]
-    if allowed != sorted(set(allowed)):
-        raise ValueError(f"lengths must be ascending and distinct, got {list(lengths)}")
-    needed = row_extents(mask)                                   # last real position + 1
-    width = np.asarray(allowed)[np.searchsorted(allowed, needed)]
+    width = bucket_widths(row_extents(mask), lengths, full)      # the shortest allowed width past the last real position
     order = np.lexsort((np.arange(n), width))
     result = None
     for start in range(0, n, int(batch_size)):

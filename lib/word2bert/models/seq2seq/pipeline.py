@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 import keras
 import numpy as np
 
-from word2bert.preprocessing.batching import LengthBatches, length_batches_by_epoch, pad_rows
+from word2bert.preprocessing.batching import length_batches_by_epoch, pad_rows
+from word2bert.preprocessing import LengthBatches
 from word2bert.metrics.bleu import bleu_by_bucket, corpus_bleu, corpus_chrf
 from word2bert.training.resumable import resumable_fit
 from word2bert.models.seq2seq.data import encode_pairs, group_references
@@ -210,7 +211,7 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
                              f"ids: build it with {side}_vocab_size=len(data.{side}_vocab)")
     model.compile(optimizer=keras.optimizers.Adam(learning_rate, clipnorm=clipnorm),
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0))
-    valid = LengthBatches(data.x_valid, data.din_valid, data.dout_valid, 256, seed=seed)
+    valid = LengthBatches((data.x_valid, data.din_valid), data.dout_valid, 256, seed=seed)
     if checkpoint_dir is not None:
         epoch_batches = length_batches_by_epoch(data.x_train, data.din_train, data.dout_train, batch_size, seed=seed)
         run = resumable_fit(model, epoch_batches, epochs=epochs, checkpoint_dir=checkpoint_dir, validation_data=valid,
@@ -218,7 +219,7 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
         return run["history"], run["seconds"]
     early_stop = keras.callbacks.EarlyStopping("val_loss", patience=patience, restore_best_weights=True)
     started = time.time()
-    batches = LengthBatches(data.x_train, data.din_train, data.dout_train, batch_size, seed=seed)
+    batches = LengthBatches((data.x_train, data.din_train), data.dout_train, batch_size, seed=seed)
     history = model.fit(batches, validation_data=valid, epochs=epochs, verbose=verbose, callbacks=[early_stop, *callbacks])
     return history.history, time.time() - started
 

@@ -13,7 +13,8 @@ import time
 import keras
 import numpy as np
 
-from word2bert.preprocessing.batching import LengthBatches, length_batches_by_epoch, pad_rows, teacher_forcing_arrays
+from word2bert.preprocessing.batching import length_batches_by_epoch, pad_rows, teacher_forcing_arrays
+from word2bert.preprocessing import LengthBatches
 from word2bert.metrics.token_accuracy import MaskedAccuracy
 from word2bert.training.resumable import resumable_fit
 from word2bert.tokenizers.wordpiece import BERT_SPECIALS
@@ -131,7 +132,7 @@ def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_
         return run["history"], run["seconds"]
     keep_best = keras.callbacks.EarlyStopping("val_loss", patience=epochs, restore_best_weights=True)
     started = time.time()
-    history = model.fit(LengthBatches(*train, batch_size, seed=seed), validation_data=validation,
+    history = model.fit(LengthBatches(tuple(train[:2]), train[2], batch_size, seed=seed), validation_data=validation,
                         epochs=epochs, verbose=verbose, callbacks=[keep_best, *callbacks])
     return history.history, time.time() - started
 
