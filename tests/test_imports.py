@@ -34,6 +34,7 @@ def test_a_missing_package_names_itself_and_its_extra(monkeypatch, module, packa
 
 def test_the_extra_and_the_error_class_can_be_chosen(monkeypatch):
     monkeypatch.setitem(sys.modules, "gensim", None)
+    monkeypatch.setitem(sys.modules, "gensim.utils", None)        # imported already by another test: hide it too
     with pytest.raises(CorpusNotFoundError, match=r'pip install "word2bert\[data\]" \(or pip install gensim\)'):
         require("gensim.utils", extra="data", error=CorpusNotFoundError)
     assert install_hint("gensim.models") == 'pip install "word2bert[eval]" (or pip install gensim)'
