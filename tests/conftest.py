@@ -2,6 +2,9 @@
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+# The library's cache folder (word2bert.utils.paths.cache_dir) is the repository's data/cache, as for the course.
+os.environ.setdefault("WORD2BERT_CACHE", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                      "data", "cache"))
 # The JAX pass compiles every eager op and every step once per shape and dtype: XLA compiling the tiny test models
 # took most of its CPU time. XLA's backend optimization level 0 compiles them with less LLVM optimisation (the same
 # computations): test_bert, test_elmo_gpt, test_seq2seq, test_finetuning, test_translation_data, test_hf_checkpoint

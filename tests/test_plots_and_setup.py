@@ -9,7 +9,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-import word2bert  # noqa: E402
+import word2bert.course  # noqa: E402
 from word2bert import datasets, plots  # noqa: E402
 from word2bert.metrics import analogy_accuracy, evaluate_vectors, similarity_spearman  # noqa: E402
 

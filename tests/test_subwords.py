@@ -372,3 +372,56 @@ def test_subword_mistakes_are_clear_errors():
         WordPieceTokenizer(HAND_VOCAB).decode([1.9, 2])
     with pytest.raises(TypeError, match="not a mix"):
         WordPieceTokenizer(HAND_VOCAB).detokenize(["my", 3])
+
+
+# --- saved settings: a tokenizer reloads as it was saved --------------------------------------------------------------
+_CASED = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "Paris", "paris", "is", "in", "France", "france", "café",
+          "cafe", ".", "##s"]
+
+
+@once_on_tensorflow
+def test_a_saved_cased_wordpiece_tokenizer_reloads_cased(tmp_path):
+    cased = WordPieceTokenizer(_CASED, lowercase=False)
+    assert cased.tokenize("Paris is in France.") == ["Paris", "is", "in", "France", "."]
+    assert cased.save(tmp_path / "cased") == tmp_path / "cased" / "vocab.txt"
+    for where in (tmp_path / "cased", tmp_path / "cased" / "vocab.txt"):        # the folder, or its vocab.txt
+        again = WordPieceTokenizer.load(where)
+        assert again.tokenize("Paris is in France.") == ["Paris", "is", "in", "France", "."]
+        assert again.settings() == cased.settings() and again.vocabulary == cased.vocabulary
+    cased.save(tmp_path / "09_vocab.txt")                                       # a .txt file: settings beside it
+    assert (tmp_path / "09_vocab.json").is_file()
+    assert WordPieceTokenizer.load(tmp_path / "09_vocab.txt").encode("Paris") == [5]
+    assert WordPieceTokenizer.load(tmp_path / "09_vocab.txt", lowercase=True).encode("Paris") == [6]  # options win
+    (tmp_path / "09_vocab.json").unlink()                                       # a bare vocab.txt: BERT uncased
+    assert WordPieceTokenizer.load(tmp_path / "09_vocab.txt").tokenize("Paris") == ["paris"]
+
+
+@once_on_tensorflow
+def test_every_wordpiece_setting_is_restored(tmp_path):
+    odd = WordPieceTokenizer(_CASED, lowercase=True, strip_accents=False, form="NFD", mask_token=None,
+                             max_bytes_per_word=5, suffix_indicator="##")
+    odd.save(tmp_path)
+    again = WordPieceTokenizer.load(tmp_path)
+    assert again.settings() == {"lowercase": True, "strip_accents": False, "form": "NFD", "unk_token": "[UNK]",
+                                "pad_token": "[PAD]", "cls_token": "[CLS]", "sep_token": "[SEP]",
+                                "mask_token": None, "suffix_indicator": "##", "max_bytes_per_word": 5}
+    assert again.tokenize("Paris cafés") == ["paris", "[UNK]"]          # 7 bytes > 5: [UNK] only if restored
+    (tmp_path / "word2bert_wordpiece.json").write_text('{"tokenizer": "WordPieceTokenizer", "lowercase": 1}')
+    with pytest.raises(ValueError, match=r"word2bert_wordpiece.json: unknown or mistyped tokenizer settings "
+                                         r"\['lowercase'\]"):
+        WordPieceTokenizer.load(tmp_path)
+    (tmp_path / "word2bert_wordpiece.json").write_text('{"tokenizer": "WordPieceTokenizer", "max_bytes_per_word": true}')
+    with pytest.raises(ValueError, match=r"\['max_bytes_per_word'\]"):
+        WordPieceTokenizer.load(tmp_path)
+    (tmp_path / "word2bert_wordpiece.json").write_text("{not json")
+    with pytest.raises(ValueError, match="settings are not JSON"):
+        WordPieceTokenizer.load(tmp_path)
+
+
+@once_on_tensorflow
+def test_a_saved_cased_bpe_tokenizer_reloads_cased(tmp_path):
+    bpe = BPETokenizer([("P", "a"), ("Pa", "r")], "Parisp", lowercase=False, strip_accents=None, form="NFD")
+    bpe.save(tmp_path / "bpe.txt")
+    again = BPETokenizer.load(tmp_path / "bpe.txt")
+    assert again.tokenize("Paris") == bpe.tokenize("Paris") == ["Par", "i", "s", END_OF_WORD]
+    assert (again.lowercase, again.strip_accents, again.form) == (False, None, "NFD")

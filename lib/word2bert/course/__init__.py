@@ -9,8 +9,14 @@ package (Keras, TensorFlow, JAX, PyTorch): the runner and the profiles work with
 ``report`` ask the backend lazily, and ``setup`` (which imports Keras) is loaded on first use.
 """
 import os
+from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+# lib/word2bert/course/__init__.py -> the checkout's root, when this runs from one (not from an installed wheel)
+REPOSITORY = Path(__file__).resolve().parents[3]
+if (REPOSITORY / "chapters").is_dir() and (REPOSITORY / "data").is_dir():
+    os.environ.setdefault("WORD2BERT_CACHE", str(REPOSITORY / "data" / "cache"))
 
 from word2bert.course.profiles import PROFILES, gpu_name, pick, profile  # noqa: E402
 from word2bert.course.results import device_name, report, start_timer  # noqa: E402

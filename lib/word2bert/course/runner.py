@@ -20,6 +20,7 @@ from pathlib import Path
 
 from word2bert.utils.io import atomic_write
 from word2bert.course.profiles import profile as resolve_profile
+from word2bert.utils.imports import require
 
 RESULTS_RE = re.compile(r"W2B_RESULTS\s+(\{.*\})")
 
@@ -204,7 +205,7 @@ def run_course(profile: str | None = None, selection=(), chapters_dir="chapters"
         ChapterError: the first chapter that fails stops the run.
         ValueError, FileNotFoundError: bad profile or selection, no chapters.
     """
-    from tqdm import tqdm
+    tqdm = require("tqdm", extra="course", purpose="the course runner").tqdm
 
     profile = resolve_profile(profile)
     chapters = find_chapters(chapters_dir, selection)

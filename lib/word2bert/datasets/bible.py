@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from word2bert.datasets.paths import CorpusNotFoundError
 from word2bert.datasets.translation import SentencePair
+from word2bert.utils.imports import require
 
 SWORD_PATH = "/usr/share/sword"
 
@@ -128,10 +129,8 @@ def _bible(translation: str, sword_path: str) -> dict:
         raise CorpusNotFoundError(
             f"the {spec.title} is Debian's package {spec.package}, missing {folder}: apt-get install {spec.package} "
             f"(elsewhere: the SWORD module {spec.module} from crosswire.org, unzipped into {sword_path})")
-    try:
-        from pysword.books import BibleStructure
-    except ImportError:
-        raise CorpusNotFoundError("reading the Bible modules needs pysword: pip install pysword==0.2.8") from None
+    BibleStructure = require("pysword.books", extra="data", purpose="reading the Bible modules",
+                             error=CorpusNotFoundError).BibleStructure
     structure = BibleStructure(spec.versification)
     verses: dict[tuple[str, int, int], str] = {}
     for testament, books in structure.get_books().items():
@@ -191,8 +190,8 @@ def bible(translation: str, sword_path: str = SWORD_PATH) -> dict[tuple[str, int
 
 @functools.lru_cache(maxsize=1)
 def _book_names() -> frozenset:
-    from pysword.books import BibleStructure
-
+    BibleStructure = require("pysword.books", extra="data", purpose="the Bible's book names",
+                             error=CorpusNotFoundError).BibleStructure
     return frozenset(book.name for v in ("kjv", "nrsva") for books in BibleStructure(v).get_books().values()
                      for book in books)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from word2bert.utils.imports import require
+
 
 class CorpusNotFoundError(FileNotFoundError):
     """A corpus's package or file is missing; the message says what to install."""
@@ -30,12 +32,8 @@ def gensim_data_path(name: str) -> str:
     Raises:
         CorpusNotFoundError: gensim is not installed, or the file is absent.
     """
-    try:
-        from gensim.test.utils import datapath
-    except ImportError:
-        raise CorpusNotFoundError(
-            f"corpus {name!r} comes with gensim, which is not installed: pip install gensim==4.4.0"
-        ) from None
+    datapath = require("gensim.test.utils", extra="data", purpose=f"corpus {name!r} (it comes with gensim)",
+                       error=CorpusNotFoundError).datapath
     path = datapath(_GENSIM_FILES.get(name, name))
     if not os.path.exists(path):
         raise CorpusNotFoundError(

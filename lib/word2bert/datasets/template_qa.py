@@ -97,10 +97,10 @@ from pathlib import Path
 
 from word2bert.datasets.bible import bible, split_of_book
 from word2bert.datasets.paths import split_and_sources
-from word2bert.datasets.pattern_corpora import DATA_CACHE
 from word2bert.datasets.pretraining import pretraining_documents
 from word2bert.datasets.squad import QAExample, squad_v1, write_squad_v1
 from word2bert.datasets.wikipedia import wikipedia_texts
+from word2bert.utils.paths import cache_dir
 
 QA_SPLITS = ("train", "valid", "test")
 QA_SOURCES = ("bible", "wikipedia")
@@ -384,7 +384,8 @@ def template_qa_file(split: str = "train", folder: str | os.PathLike | None = No
 
     Args:
         split: as ``template_qa``.
-        folder: where the file goes (created if missing; None: ``<repo root>/data/cache/qa``).
+        folder: where the file goes (created if missing; None: ``qa`` in ``word2bert.utils.paths.cache_dir()``,
+            the course's ``data/cache/qa``).
 
     Returns:
         ``pathlib.Path`` of the file.
@@ -394,7 +395,7 @@ def template_qa_file(split: str = "train", folder: str | os.PathLike | None = No
 
     Source: as ``template_qa``.
     """
-    folder = DATA_CACHE / "qa" if folder is None else folder
+    folder = cache_dir() / "qa" if folder is None else folder
     _check(split, QA_SOURCES)
     path = Path(folder) / f"{split}.json"
     if path.exists():

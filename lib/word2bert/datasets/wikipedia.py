@@ -10,7 +10,8 @@ import functools
 import re
 from typing import NamedTuple
 
-from word2bert.datasets.paths import gensim_data_path
+from word2bert.datasets.paths import CorpusNotFoundError, gensim_data_path
+from word2bert.utils.imports import require
 
 
 class Article(NamedTuple):
@@ -35,7 +36,8 @@ def split_sentences(paragraph: str) -> list[str]:
 
 def _raw_sentences(wikitext: str) -> list[str]:
     """Sentences of an article as plain text (markup removed; case, digits and punctuation kept)."""
-    from gensim.corpora.wikicorpus import filter_wiki
+    filter_wiki = require("gensim.corpora.wikicorpus", extra="data", purpose="the Wikipedia sample",
+                          error=CorpusNotFoundError).filter_wiki
 
     text = _MARKUP.sub("", filter_wiki(wikitext))
     sentences = []
@@ -50,7 +52,8 @@ def _raw_sentences(wikitext: str) -> list[str]:
 @functools.lru_cache(maxsize=1)
 def _pages() -> tuple:
     path = gensim_data_path("wikipedia")  # first: a missing gensim is a CorpusNotFoundError, not an ImportError
-    from gensim.corpora.wikicorpus import extract_pages
+    extract_pages = require("gensim.corpora.wikicorpus", extra="data", purpose="the Wikipedia sample",
+                            error=CorpusNotFoundError).extract_pages
 
     with bz2.open(path) as f:
         return tuple((title, text) for title, text, _pageid in extract_pages(f, filter_namespaces=("0",))
@@ -61,7 +64,8 @@ def _pages() -> tuple:
 def _articles(lowercase: bool) -> tuple:
     """(title, [(sentence text, its tokens)]) of every article; sentences of fewer than 3 tokens dropped."""
     pages = _pages()  # first: a missing gensim is a CorpusNotFoundError, not an ImportError
-    from gensim.utils import tokenize
+    tokenize = require("gensim.utils", extra="data", purpose="the Wikipedia sample",
+                       error=CorpusNotFoundError).tokenize
 
     articles = []
     for title, text in pages:

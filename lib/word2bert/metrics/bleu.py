@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from word2bert.utils.checks import not_a_string
+from word2bert.utils.imports import require
 
 
 def _reference_streams(references, n: int) -> list[list]:
@@ -55,7 +56,7 @@ def corpus_bleu(hypotheses: Sequence[str], references, lowercase: bool = False, 
         TypeError: ``hypotheses`` or ``references`` is a single string.
         ValueError: the lengths differ, the corpus is empty, or a hypothesis has no reference.
     """
-    import sacrebleu
+    sacrebleu = require("sacrebleu", purpose="corpus_bleu")
 
     hypotheses, streams = _checked_corpus(hypotheses, references, "corpus_bleu")
     return float(sacrebleu.corpus_bleu(hypotheses, streams, lowercase=lowercase, tokenize=tokenize).score)
@@ -80,7 +81,7 @@ def corpus_chrf(hypotheses: Sequence[str], references, lowercase: bool = False) 
 
     Reference: Popović (2015), "chrF: character n-gram F-score for automatic MT evaluation".
     """
-    import sacrebleu
+    sacrebleu = require("sacrebleu", purpose="corpus_chrf")
 
     hypotheses, streams = _checked_corpus(hypotheses, references, "corpus_chrf")
     return float(sacrebleu.metrics.CHRF(lowercase=lowercase).corpus_score(hypotheses, streams).score)

@@ -34,6 +34,7 @@ from typing import Iterable
 import numpy as np
 
 from word2bert.utils.checks import not_a_string
+from word2bert.utils.imports import require
 
 _EPS = 1e-12
 
@@ -60,7 +61,7 @@ def as_keyed_vectors(source):
             from the vocabulary size.
         TypeError: an unsupported type.
     """
-    from gensim.models import KeyedVectors
+    KeyedVectors = require("gensim.models", purpose="word vectors as KeyedVectors").KeyedVectors
 
     if isinstance(source, KeyedVectors):
         return source

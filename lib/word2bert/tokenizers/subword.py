@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from word2bert.tokenizers.normalize import FORMS, pretokenize
+from word2bert.utils.imports import require
 
 
 def check_vocabulary(vocabulary, where: str = "vocabulary") -> list[str]:
@@ -148,7 +149,7 @@ class SubwordTokenizer:
             ValueError: ``max_len`` < 1, or the tokenizer has no padding token at id 0; when the dataset
                 runs, a batch that is not rank 1 (an unbatched dataset).
         """
-        import tensorflow as tf
+        tf = require("tensorflow", purpose="tf_encode")
 
         if max_len < 1:
             raise ValueError(f"max_len must be >= 1, got {max_len}")

@@ -6,12 +6,16 @@ some position no entry matches, the whole word becomes ``[UNK]``. The vocabulary
 tensorflow-text's WordPiece learner (``train_wordpiece``); the splitting itself is written here and
 checked token for token against tensorflow-text's ``FastWordpieceTokenizer`` and ``BertTokenizer``.
 
-The vocabulary file is BERT's ``vocab.txt``: one token a line, the line number (from 0) is the id.
+The vocabulary file is BERT's ``vocab.txt``: one token a line, the line number (from 0) is the id. ``save`` writes
+it with a small JSON of the tokenizer's settings beside it (``SETTINGS_FILE``: case, accents, specials...), so that
+``load`` gives back the same tokenizer; a ``vocab.txt`` alone (another model's) loads with the defaults.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
+from pathlib import Path
 
 import numpy as np
 
@@ -19,8 +23,15 @@ from word2bert.utils.io import atomic_write
 from word2bert.tokenizers.normalize import word_counts
 from word2bert.tokenizers.specials import BERT_CLS, BERT_MASK, BERT_PAD, BERT_SEP, BERT_SPECIALS, BERT_UNK
 from word2bert.tokenizers.subword import SubwordTokenizer, check_vocabulary
+from word2bert.utils.imports import require
 
 _BRACKETED = re.compile(r"^\[[A-Za-z0-9_]+\]$")
+VOCAB_FILE = "vocab.txt"
+SETTINGS_FILE = "word2bert_wordpiece.json"
+# the constructor's arguments that ``save`` keeps, with the types ``load`` accepts
+_SETTINGS = {"lowercase": (bool,), "strip_accents": (bool, type(None)), "form": (str, type(None)),
+             "unk_token": (str,), "pad_token": (str,), "cls_token": (str,), "sep_token": (str,),
+             "mask_token": (str, type(None)), "suffix_indicator": (str,), "max_bytes_per_word": (int,)}
 
 
 def wordpiece_split(word: str, vocabulary, unk_token: str = BERT_UNK, suffix_indicator: str = "##",
@@ -176,8 +187,8 @@ class WordPieceTokenizer(SubwordTokenizer):
             an object with a ``tokenize`` method, as above (ids are int64 for the full pipeline, int32
             for the pretokenized one).
         """
-        import tensorflow as tf
-        import tensorflow_text as tf_text
+        tf = require("tensorflow", purpose="WordPieceTokenizer.tf_tokenizer")
+        tf_text = require("tensorflow_text", purpose="WordPieceTokenizer.tf_tokenizer")
 
         if pretokenized:
             return tf_text.FastWordpieceTokenizer(
@@ -194,19 +205,50 @@ class WordPieceTokenizer(SubwordTokenizer):
         return bert if bert_lowercases else _TensorFlowPipeline(bert, self.lowercase, strip)
 
     # ------------------------------------------------------------ files
-    def save(self, path: str | os.PathLike) -> None:
-        """Write ``vocab.txt``: one token a line, in id order, atomically (a crash leaves the old file)."""
-        atomic_write(path, "".join(token + "\n" for token in self.vocabulary))
+    def settings(self) -> dict:
+        """The constructor's arguments other than the vocabulary (what ``save`` writes to ``SETTINGS_FILE``)."""
+        return {name: getattr(self, name) for name in _SETTINGS}
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the vocabulary and the settings, each file atomically (a crash leaves the old file).
+
+        Args:
+            path: a folder (created if missing): ``<path>/vocab.txt`` and ``<path>/word2bert_wordpiece.json``;
+                or a file ending in ``.txt``: the vocabulary there and the settings beside it, ``<stem>.json``.
+
+        Returns:
+            ``pathlib.Path`` of the vocabulary file.
+
+        Example:
+            >>> WordPieceTokenizer(vocabulary, lowercase=False).save("cased")      # cased/vocab.txt + settings
+            >>> WordPieceTokenizer.load("cased").lowercase
+            False
+        """
+        vocab, settings = _files(path)
+        atomic_write(vocab, "".join(token + "\n" for token in self.vocabulary))
+        atomic_write(settings, json.dumps({"tokenizer": "WordPieceTokenizer", **self.settings()}, indent=1,
+                                          ensure_ascii=False) + "\n")
+        return vocab
 
     @classmethod
     def load(cls, path: str | os.PathLike, **options) -> "WordPieceTokenizer":
-        """Read a ``vocab.txt`` (ours or BERT's); ``options`` are the constructor's (``lowercase``...).
+        """Read a tokenizer written by ``save``, or any ``vocab.txt`` (BERT's).
+
+        Args:
+            path: a folder holding ``vocab.txt``, or the vocabulary file itself. The settings are read from the
+                JSON ``save`` writes beside it when there is one; without it the constructor's defaults apply
+                (BERT uncased: lowercase, accents stripped).
+            options: the constructor's arguments (``lowercase``...); they override the saved settings.
 
         Raises:
-            FileNotFoundError: no such file.
+            FileNotFoundError: no such file (or no ``vocab.txt`` in the folder).
             ValueError: the file is not a vocabulary: not UTF-8 text, a blank line, a line holding
-                whitespace, a repeated token (the message names the line), or a special token missing.
+                whitespace, a repeated token (the message names the line), or a special token missing; or the
+                settings file is not a JSON object of the known settings with their types (the message names it).
         """
+        path, settings = _files(path)
+        if path.name == VOCAB_FILE and not settings.is_file():      # vocab.txt named inside a saved folder
+            settings = path.parent / SETTINGS_FILE
         try:
             with open(path, encoding="utf-8") as f:
                 lines = f.read().split("\n")
@@ -219,11 +261,37 @@ class WordPieceTokenizer(SubwordTokenizer):
         except (TypeError, ValueError) as e:
             message = re.sub(r"entry (\d+)", lambda m: f"line {int(m.group(1)) + 1}", str(e))
             raise ValueError(message) from None
-        return cls(lines, **options)
+        return cls(lines, **{**_read_settings(settings), **options})
 
     def __repr__(self) -> str:
         return (f"WordPieceTokenizer(vocab_size={self.vocab_size}, lowercase={self.lowercase}, "
                 f"strip_accents={self.strip_accents})")
+
+
+def _files(path) -> tuple[Path, Path]:
+    """(vocabulary file, settings file) of a folder or of a ``.txt`` vocabulary file."""
+    path = Path(path)
+    if path.suffix == ".txt" and not path.is_dir():
+        return path, path.with_suffix(".json")
+    return path / VOCAB_FILE, path / SETTINGS_FILE
+
+
+def _read_settings(path: Path) -> dict:
+    """The settings ``save`` wrote at ``path``; {} when there is no such file, or it is another program's JSON."""
+    if not path.is_file():
+        return {}
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: the tokenizer settings are not JSON ({e})") from None
+    if not isinstance(settings, dict) or settings.get("tokenizer") != "WordPieceTokenizer":
+        return {}
+    settings.pop("tokenizer")
+    bad = sorted(k for k, v in settings.items() if k not in _SETTINGS or not isinstance(v, _SETTINGS[k])
+                 or (isinstance(v, bool) and bool not in _SETTINGS[k]))      # True is an int too
+    if bad:
+        raise ValueError(f"{path}: unknown or mistyped tokenizer settings {bad} (known: {', '.join(_SETTINGS)})")
+    return settings
 
 
 class _TensorFlowPipeline:
@@ -270,7 +338,8 @@ def train_wordpiece(texts, vocab_size: int, lowercase: bool = True, strip_accent
     Raises:
         ValueError: ``vocab_size`` not larger than the reserved tokens, no words in ``texts``.
     """
-    from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as learner
+    learner = require("tensorflow_text.tools.wordpiece_vocab.wordpiece_tokenizer_learner_lib",
+                      extra="tokenizers", purpose="train_wordpiece (tensorflow-text's learner)")
 
     reserved = list(reserved_tokens)
     if vocab_size <= len(reserved):

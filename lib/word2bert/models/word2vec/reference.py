@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import time
 
+from word2bert.utils.imports import require
+
 
 def gensim_word2vec(sentences, architecture: str = "skipgram", output: str = "negative", embedding_dim: int = 100,
                     window_size: int = 5, min_count: int = 5, sample: float = 1e-3, num_negatives: int = 5,
@@ -42,7 +44,7 @@ def gensim_word2vec(sentences, architecture: str = "skipgram", output: str = "ne
         raise ValueError(f"architecture must be 'skipgram' or 'cbow', got {architecture!r}")
     if output not in ("negative", "hierarchical"):
         raise ValueError(f"output must be 'negative' or 'hierarchical', got {output!r}")
-    from gensim.models import Word2Vec
+    Word2Vec = require("gensim.models", purpose="the gensim reference word2vec").Word2Vec
 
     model = Word2Vec(vector_size=embedding_dim, window=window_size, min_count=min_count, sample=sample,
                      sg=int(architecture == "skipgram"), cbow_mean=1, hs=int(output == "hierarchical"),
