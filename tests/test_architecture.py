@@ -22,7 +22,7 @@ RANKS = {
     "datasets": 1,                                     # raw corpora
     "tokenizers": 2,                                   # specials, vocabulary, tokenizers
     "converters": 3,                                   # other libraries' checkpoint files read (no model built)
-    "layers": 3, "samplers": 3, "metrics": 3,          # shared building blocks
+    "layers": 3, "samplers": 3, "metrics": 3, "optimizers": 3,          # shared building blocks
     "preprocessing": 3, "training": 3, "baselines": 3,
     "models": 4,                                       # the families: never import each other (checked below)
     "analysis": 5,                                     # probes and scores over any model that exposes its layers

@@ -10,6 +10,7 @@ import keras
 import numpy as np
 
 from word2bert.models.bert.model import BertBackbone
+from word2bert.optimizers import ResettableWarmupCosine, adamw, warmup_cosine_decay
 from word2bert.training.resumable import random_number_states
 
 
@@ -57,12 +58,7 @@ def finetuning_optimizer(learning_rate: float, total_steps: int, warmup_share: f
         raise ValueError(f"need total_steps >= 1, learning_rate > 0, 0 <= warmup_share < 1; got {total_steps}, "
                          f"{learning_rate}, {warmup_share}")
     warmup = int(warmup_share * total_steps)
-    schedule = keras.optimizers.schedules.CosineDecay(0.0 if warmup else learning_rate, max(1, total_steps - warmup),
-                                                      alpha=0.0, warmup_target=learning_rate if warmup else None,
-                                                      warmup_steps=warmup)
-    optimizer = keras.optimizers.AdamW(schedule, weight_decay=weight_decay, epsilon=1e-6)
-    optimizer.exclude_from_weight_decay(var_names=["gamma", "beta", "bias"])   # LayerNorm and biases, as BERT
-    return optimizer
+    return adamw(warmup_cosine_decay(learning_rate, total_steps, warmup), weight_decay=weight_decay)
 
 
 def steps_per_epoch(examples: int, batch_size: int) -> int:
@@ -131,33 +127,6 @@ def _fit_keeping_best(model, train, validation_data, max_epochs, batch_size, pat
             "history": {k: [float(x) for x in v] for k, v in logs.items()}, "seconds": time.time() - start}
 
 
-class _WarmupCosine(keras.optimizers.schedules.LearningRateSchedule):
-    """``finetuning_optimizer``'s schedule (linear warm-up to ``peak`` over ``warmup`` steps, then a cosine decay to
-    zero over ``decay`` steps) with its three numbers held in variables, so that a traced training step reads the
-    values of the current run."""
-
-    def __init__(self):
-        self.peak = keras.Variable(0.0, trainable=False, dtype="float32", name="peak_learning_rate")
-        self.warmup = keras.Variable(0.0, trainable=False, dtype="float32", name="warmup_steps")
-        self.decay = keras.Variable(1.0, trainable=False, dtype="float32", name="decay_steps")
-
-    def set(self, peak: float, warmup: int, decay: int):
-        self.peak.assign(float(peak))
-        self.warmup.assign(float(warmup))
-        self.decay.assign(float(max(1, decay)))
-
-    def __call__(self, step):
-        from keras import ops
-
-        step = ops.cast(step, "float32")
-        warm = self.peak * step / ops.maximum(self.warmup, 1.0)
-        t = ops.minimum(ops.maximum(step - self.warmup, 0.0), self.decay) / self.decay
-        return ops.where(step < self.warmup, warm, 0.5 * self.peak * (1.0 + ops.cos(np.pi * t)))
-
-    def get_config(self):
-        return {}
-
-
 class Refitter:
     """One task model compiled once and fine-tuned many times (other starting weights, learning rate, steps or seed
     each run), so that its training and prediction steps are traced once instead of once per run.
@@ -182,7 +151,7 @@ class Refitter:
 
     def __init__(self, model: keras.Model, loss, metrics=None, weight_decay: float = 0.01):
         self.model, self.loss, self.metrics, self.weight_decay = model, loss, metrics or [], weight_decay
-        self.schedule = _WarmupCosine()
+        self.schedule = ResettableWarmupCosine()
         self._compiled = False
 
     def _compile(self, learning_rate, total_steps, warmup_share):
@@ -193,8 +162,7 @@ class Refitter:
                 for variable in self.model.optimizer.variables:
                     variable.assign(np.zeros(variable.shape, variable.dtype))
                 return
-            optimizer = keras.optimizers.AdamW(self.schedule, weight_decay=self.weight_decay, epsilon=1e-6)
-            optimizer.exclude_from_weight_decay(var_names=["gamma", "beta", "bias"])
+            optimizer = adamw(self.schedule, weight_decay=self.weight_decay)
         else:
             optimizer = finetuning_optimizer(learning_rate, total_steps, warmup_share, self.weight_decay)
         self.model.compile(optimizer=optimizer, loss=self.loss, metrics=list(self.metrics))
