@@ -12,13 +12,13 @@ The sliding-window baseline of extractive QA is ``word2bert.baselines.question_a
 from __future__ import annotations
 
 import collections
-import re
 
 import numpy as np
 
 from word2bert.utils.imports import require
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
+from word2bert.tokenizers.words import WORD_OR_MARK
+
 
 
 def bag_of_words_classifier(train_texts, train_labels, valid_texts, valid_labels, c_values=(0.1, 0.3, 1.0, 3.0, 10.0),
@@ -111,8 +111,8 @@ class MostFrequentTag:
 def word_overlap(a: str, b: str) -> float:
     """Jaccard overlap of the lowercased word sets of two texts (punctuation left out): ``|A & B| / |A | B|``;
     0 for two texts without words."""
-    first = {t for t in _TOKEN.findall(a.lower()) if t[0].isalnum()}
-    second = {t for t in _TOKEN.findall(b.lower()) if t[0].isalnum()}
+    first = {t for t in WORD_OR_MARK.findall(a.lower()) if t[0].isalnum()}
+    second = {t for t in WORD_OR_MARK.findall(b.lower()) if t[0].isalnum()}
     union = first | second
     return len(first & second) / len(union) if union else 0.0
 

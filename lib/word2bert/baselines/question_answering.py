@@ -33,8 +33,9 @@ import math
 import re
 from collections import Counter
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
-_WORD = re.compile(r"\w+")
+from word2bert.tokenizers.words import WORD_OR_MARK
+
+_WORD_CHARS = re.compile(r"\w+")
 _SENTENCE_END = frozenset(".!?")
 _ARTICLES = frozenset({"a", "an", "the"})
 FUNCTION_WORDS = _ARTICLES | frozenset(
@@ -77,12 +78,12 @@ def sliding_window_answer(context: str, question: str, max_answer_words: int = 4
         raise ValueError(f"max_answer_words must be >= 1, got {max_answer_words}")
     if window is not None and window < 1:
         raise ValueError(f"window must be >= 1 or None, got {window}")
-    q_words = set(_WORD.findall(question.lower()))
+    q_words = set(_WORD_CHARS.findall(question.lower()))
     window = max(1, len(q_words)) if window is None else int(window)
-    tokens = [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN.finditer(context)]
+    tokens = [(m.group(0).lower(), m.start(), m.end()) for m in WORD_OR_MARK.finditer(context)]
     counts = Counter(text for text, _, _ in tokens)
     weight = {w: math.log(1 + 1 / counts[w]) for w in q_words if w in counts}
-    is_punct = [not _WORD.fullmatch(text) for text, _, _ in tokens]
+    is_punct = [not _WORD_CHARS.fullmatch(text) for text, _, _ in tokens]
     is_function = [text in FUNCTION_WORDS for text, _, _ in tokens]
     is_filler = [p or f or text in q_words for p, f, (text, _, _) in zip(is_punct, is_function, tokens)]
     bad_start = [p or (f and text not in _ARTICLES) for p, f, (text, _, _) in zip(is_punct, is_function, tokens)]

@@ -31,7 +31,7 @@ _AGREEMENT = {
     **{p: {"is": "are", "was": "were", "has": "have", "does": "do"} for p in ("he", "she", "it")},
     **{p: {"are": "is", "were": "was", "have": "has", "do": "does"} for p in ("they", "we")},
 }
-_WORD = r"[A-Za-z]+"
+_ASCII_WORD = r"[A-Za-z]+"
 
 
 class MinimalPair(NamedTuple):
@@ -49,7 +49,7 @@ def _keep_case(template: str, word: str) -> str:
 
 
 def _agreement(sentence: str) -> str | None:
-    for m in re.finditer(rf"\b({_WORD})\s+({_WORD})\b", sentence):
+    for m in re.finditer(rf"\b({_ASCII_WORD})\s+({_ASCII_WORD})\b", sentence):
         subject, verb = m.group(1), m.group(2)
         swap = _AGREEMENT.get(subject.lower(), {}).get(verb.lower())
         if swap:

@@ -12,6 +12,9 @@ import re
 from word2bert.tokenizers.specials import BOS, EOS, PAD
 
 _TOKEN = re.compile(r"\w+(?:['\-]\w+)*|[^\w\s]")
+WORD_OR_MARK = re.compile(r"\w+|[^\w\s]")
+"""A run of word characters, or one other non-space character: the split BERT's basic tokenizer makes before
+WordPiece (no inner apostrophes or hyphens, unlike ``tokenize``), shared by the span finders and the baselines."""
 _NO_SPACE_BEFORE = re.compile(r" ([.,!?;:%)\]}]|'s\b|n't\b)")
 _NO_SPACE_AFTER = re.compile(r"([(\[{]) ")
 _DROPPED = frozenset({PAD, BOS, EOS})
@@ -24,6 +27,15 @@ def tokenize(text: str) -> list[str]:
     ["don't", 'forget', 'the', 'e-mail', ',', 'tom', '!']
     """
     return _TOKEN.findall(text.lower().replace("’", "'"))
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans ``(start, end)`` of the words of ``text`` under ``WORD_OR_MARK`` (case kept).
+
+    >>> word_spans("Hi, Tom!")
+    [(0, 2), (2, 3), (4, 7), (7, 8)]
+    """
+    return [m.span() for m in WORD_OR_MARK.finditer(text)]
 
 
 def detokenize(tokens) -> str:

@@ -13,16 +13,15 @@ NumPy in, NumPy out: these run once, before ``fit``.
 """
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 import keras
 import numpy as np
 
 from word2bert.preprocessing.batching import bucket_widths, row_extents
+from word2bert.tokenizers.words import word_spans
 
 IGNORE_LABEL = -1            # a piece whose prediction counts nowhere (loss or accuracy)
-_WORD = re.compile(r"\w+|[^\w\s]")
 
 
 def encode_texts(tokenizer, texts, pairs=None, max_len: int = 128) -> dict[str, np.ndarray]:
@@ -173,7 +172,7 @@ def word_accuracy(logits, aligned: AlignedTags) -> float:
 def context_words(text: str) -> list[tuple[int, int]]:
     """Character spans ``(start, end)`` of the words of a text: runs of letters/digits, and each other
     non-space character alone (the split BERT's basic tokenizer makes before WordPiece)."""
-    return [m.span() for m in _WORD.finditer(text)]
+    return word_spans(text)
 
 
 class QAWindows(NamedTuple):
