@@ -91,7 +91,7 @@ def load_data(profile: str):
 
 
 def run_variant(name, minutes, tokenizers, arrays, sources, refs, seed=0) -> dict:
-    from word2bert.metrics import BleuCurve
+    from word2bert.training.callbacks import BleuCurve
     from word2bert.models.transformer import Transformer, train_transformer, translate_texts, warmup_inverse_sqrt
 
     what, model_args, vocab, peak, warmup, batch = VARIANTS[name]

@@ -23,7 +23,8 @@ RANKS = {
     "tokenizers": 2,                                   # specials, vocabulary, tokenizers
     "converters": 3,                                   # other libraries' checkpoint files read (no model built)
     "layers": 3, "samplers": 3, "metrics": 3, "optimizers": 3,          # shared building blocks
-    "preprocessing": 3, "training": 3, "baselines": 3,
+    "preprocessing": 3, "baselines": 3,
+    "training": 3.5,                                   # fit that survives an interruption, callbacks (BLEU)
     "models": 4,                                       # the families: never import each other (checked below)
     "analysis": 5,                                     # probes and scores over any model that exposes its layers
     "plots": 5, "register": 5,                         # register: imports every model family

@@ -470,15 +470,38 @@ def test_elmo_heads_keep_the_bilm_frozen_and_train_only_the_mix_and_the_dense_la
 def test_time_budget_stops_fit_at_the_first_batch_past_the_budget():
     from word2bert.training.callbacks import TimeBudget
     ticks = iter(range(1000))
-    budget = TimeBudget(4.5, clock=lambda: float(next(ticks)))   # 0 when batch 1 ends, then 1 more per batch
+    budget = TimeBudget(4.5, clock=lambda: float(next(ticks)))   # 0 at the start of fit, then 1 more per batch
     model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
     model.compile(optimizer="sgd", loss="mse")
     x = np.ones((64, 3), np.float32)
     model.fit(x, x[:, :1], batch_size=2, epochs=3, verbose=0, callbacks=[budget])
-    assert budget.steps == 6 and int(model.optimizer.iterations) == 6      # batch 6 ends at 5.0 >= 4.5
-    assert budget.seconds == 5.0
+    assert budget.steps == 5 and int(model.optimizer.iterations) == 5      # batch 5 ends at 5.0 >= 4.5
+    assert budget.spent == 5.0
     with pytest.raises(ValueError, match="seconds"):
         TimeBudget(0)
+
+
+def test_time_budget_leaves_validation_out_of_the_clock():
+    from word2bert.training.callbacks import TimeBudget
+    now = [0.0]
+
+    class SlowValidation(keras.callbacks.Callback):      # every validation pass takes 100 s of the fake clock
+        def on_test_begin(self, logs=None):
+            now[0] += 100.0
+
+    class OneSecondBatches(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            now[0] += 1.0
+
+    budget = TimeBudget(None, clock=lambda: now[0])
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    x = np.ones((8, 3), np.float32)
+    model.fit(x, x[:, :1], batch_size=2, epochs=2, verbose=0, validation_data=(x, x[:, :1]),
+              callbacks=[OneSecondBatches(), budget, SlowValidation()])
+    assert budget.spent == 8.0                              # 2 epochs of 4 one-second batches; no validation time
+    budget.set_state({"spent": 3.0})
+    assert budget.get_state() == {"spent": 3.0}
 
 
 def test_elmo_layers_put_the_forward_half_first_and_the_head_reads_the_bilm_without_its_dropout():

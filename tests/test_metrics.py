@@ -10,7 +10,8 @@ import pytest
 import sacrebleu
 
 from interrupts import RaiseAt
-from word2bert.metrics import BleuCurve, MaskedAccuracy, bleu_by_bucket, corpus_bleu
+from word2bert.metrics import MaskedAccuracy, bleu_by_bucket, corpus_bleu
+from word2bert.training.callbacks import BleuCurve
 from word2bert.training.resumable import resumable_fit
 from word2bert.models.transformer import masked_accuracy
 
