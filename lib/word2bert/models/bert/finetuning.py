@@ -11,6 +11,7 @@ import numpy as np
 
 from word2bert.models.bert.model import BertBackbone
 from word2bert.optimizers import ResettableWarmupCosine, adamw, warmup_cosine_decay
+from word2bert.training.best import fit_keeping_best
 from word2bert.training.resumable import random_number_states
 
 
@@ -95,15 +96,9 @@ def fine_tune(model: keras.Model, train, validation_data, loss, learning_rate: f
     Raises:
         ValueError: ``max_epochs`` or ``patience`` < 1, or an empty ``train``.
     """
-    import time
-
     if max_epochs < 1 or patience < 1:
         raise ValueError(f"max_epochs and patience must be >= 1, got {max_epochs}, {patience}")
-    if isinstance(train, keras.utils.PyDataset):
-        batches, fit_args = len(train), dict(x=train)
-    else:
-        x, y = train
-        batches, fit_args = steps_per_epoch(len(y), batch_size), dict(x=x, y=y, batch_size=batch_size)
+    batches = len(train) if isinstance(train, keras.utils.PyDataset) else steps_per_epoch(len(train[1]), batch_size)
     if batches < 1:
         raise ValueError("train holds no examples")
     model.compile(optimizer=finetuning_optimizer(learning_rate, max_epochs * batches, warmup_share), loss=loss,
@@ -112,19 +107,14 @@ def fine_tune(model: keras.Model, train, validation_data, loss, learning_rate: f
 
 
 def _fit_keeping_best(model, train, validation_data, max_epochs, batch_size, patience) -> dict:
-    """``fit`` with early stopping on the validation loss, the best epoch's weights restored; ``fine_tune``'s record."""
-    import time
-
-    fit_args = dict(x=train) if isinstance(train, keras.utils.PyDataset) else dict(x=train[0], y=train[1],
-                                                                                   batch_size=batch_size)
-    keep = keras.callbacks.EarlyStopping(monitor="val_loss", patience=patience, restore_best_weights=True)
-    start = time.time()
-    history = model.fit(**fit_args, validation_data=validation_data, epochs=max_epochs, verbose=0, callbacks=[keep])
-    logs = history.history
-    best = int(np.argmin(logs["val_loss"]))
-    return {"epochs": len(logs["val_loss"]), "best_epoch": best + 1, "val_loss": float(logs["val_loss"][best]),
+    """``fit_keeping_best`` on ``train`` (arrays or batches), as ``fine_tune``'s record."""
+    x, y = (train, None) if isinstance(train, keras.utils.PyDataset) else train
+    run = fit_keeping_best(model, x, y, epochs=max_epochs, validation_data=validation_data, patience=patience,
+                           batch_size=None if y is None else batch_size)
+    logs, best = run["history"], run["best_epoch"] - 1
+    return {"epochs": run["epochs"], "best_epoch": run["best_epoch"], "val_loss": float(logs["val_loss"][best]),
             "train": {k: float(v[best]) for k, v in logs.items() if not k.startswith("val_")},
-            "history": {k: [float(x) for x in v] for k, v in logs.items()}, "seconds": time.time() - start}
+            "history": {k: [float(x) for x in v] for k, v in logs.items()}, "seconds": run["seconds"]}
 
 
 class Refitter:

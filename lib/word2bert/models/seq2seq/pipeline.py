@@ -19,6 +19,7 @@ import numpy as np
 
 from word2bert.preprocessing.batching import length_batches_by_epoch, pad_rows
 from word2bert.preprocessing import LengthBatches
+from word2bert.training.best import fit_keeping_best
 from word2bert.metrics.bleu import bleu_by_bucket, corpus_bleu, corpus_chrf
 from word2bert.training.resumable import resumable_fit
 from word2bert.models.seq2seq.data import encode_pairs, group_references
@@ -217,11 +218,10 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
         run = resumable_fit(model, epoch_batches, epochs=epochs, checkpoint_dir=checkpoint_dir, validation_data=valid,
                             patience=patience, callbacks=callbacks, verbose=verbose, keep=False)
         return run["history"], run["seconds"]
-    early_stop = keras.callbacks.EarlyStopping("val_loss", patience=patience, restore_best_weights=True)
-    started = time.time()
     batches = LengthBatches((data.x_train, data.din_train), data.dout_train, batch_size, seed=seed)
-    history = model.fit(batches, validation_data=valid, epochs=epochs, verbose=verbose, callbacks=[early_stop, *callbacks])
-    return history.history, time.time() - started
+    run = fit_keeping_best(model, batches, epochs=epochs, validation_data=valid, patience=patience,
+                           callbacks=callbacks, verbose=verbose)
+    return run["history"], run["seconds"]
 
 
 def length_edges(max_len: int) -> tuple:

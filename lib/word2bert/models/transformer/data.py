@@ -8,13 +8,13 @@ padding on both sides. Pairs become arrays under the length policy of every tran
 """
 from __future__ import annotations
 
-import time
 
 import keras
 import numpy as np
 
 from word2bert.preprocessing.batching import length_batches_by_epoch, pad_rows, teacher_forcing_arrays
 from word2bert.preprocessing import LengthBatches
+from word2bert.training.best import fit_keeping_best
 from word2bert.metrics.token_accuracy import MaskedAccuracy
 from word2bert.training.resumable import resumable_fit
 from word2bert.tokenizers.wordpiece import BERT_SPECIALS
@@ -130,11 +130,9 @@ def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_
                             checkpoint_dir=checkpoint_dir, validation_data=validation, patience=epochs,
                             callbacks=callbacks, verbose=verbose, keep=False)
         return run["history"], run["seconds"]
-    keep_best = keras.callbacks.EarlyStopping("val_loss", patience=epochs, restore_best_weights=True)
-    started = time.time()
-    history = model.fit(LengthBatches(tuple(train[:2]), train[2], batch_size, seed=seed), validation_data=validation,
-                        epochs=epochs, verbose=verbose, callbacks=[keep_best, *callbacks])
-    return history.history, time.time() - started
+    run = fit_keeping_best(model, LengthBatches(tuple(train[:2]), train[2], batch_size, seed=seed), epochs=epochs,
+                           validation_data=validation, patience=epochs, callbacks=callbacks, verbose=verbose)
+    return run["history"], run["seconds"]
 
 
 def translate_texts(model, texts, source_tokenizer, target_tokenizer, max_len: int, beam_width: int = 1,
