@@ -17,7 +17,7 @@ class Perplexity(keras.metrics.Metric):
 
     Call arguments:
         y_true: int targets, shape ``(batch,)`` or ``(batch, seq_len)``.
-        y_pred: float scores, shape ``y_true.shape + (vocab_size,)``.
+        y_pred: float scores, shape ``y_true.shape + (vocabulary_size,)``.
         sample_weight: optional float weights broadcastable to ``y_true``.
 
     Returns (``result``):
