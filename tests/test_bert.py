@@ -312,7 +312,7 @@ def test_bert_embedding_through_harness(tmp_path):
                    [ids, segments], tmp_path, expected_output_shape=(2, 6, 8), expected_num_trainable_weights=5,
                    expected_output_mask=ids != 0, cross_backend=False)
     layer = BertEmbedding(30, 8, max_sequence_length=5)
-    with pytest.raises(ValueError, match="6 positions.*max_len is 5"):
+    with pytest.raises(ValueError, match="6 positions.*max_sequence_length is 5"):
         layer(ids, segments)
 
 

@@ -99,7 +99,7 @@ def test_pseudo_log_likelihood_refuses_what_it_cannot_score():
         pseudo_log_likelihood(model, tokenizer, "the cat")
     with pytest.raises(ValueError, match="sentence 1 has 0 pieces"):
         pseudo_log_likelihood(model, tokenizer, ["the cat", ""])
-    with pytest.raises(ValueError, match="sentence 0 has 7 pieces; it needs 1 to max_len - 2 = 6"):
+    with pytest.raises(ValueError, match="sentence 0 has 7 pieces; it needs 1 to sequence_length - 2 = 6"):
         pseudo_log_likelihood(model, tokenizer, ["the dog sat the cats ran"], sequence_length=8)
     with pytest.raises(ValueError, match="lacks"):
         pseudo_log_likelihood(model, _no_mask_tokenizer(), ["the cat"])

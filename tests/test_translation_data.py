@@ -75,7 +75,7 @@ def test_encode_translation_pairs_keeps_room_for_the_start_and_end_pieces():
     assert d_out.tolist() == [[one, two, three, sep], [two, sep, 0, 0]]
     assert encode_sources(["uno dos tres . uno", ""], es, 4).tolist() == [x[0].tolist(), [es.token_to_id("[UNK]"),
                                                                                           0, 0, 0]]
-    with pytest.raises(ValueError, match="max_len must be >= 2"):
+    with pytest.raises(ValueError, match="sequence_length must be >= 2"):
         encode_translation_pairs(pairs, es, en, sequence_length=1)
 
 

@@ -35,6 +35,9 @@ class PositionEmbedding(keras.layers.Layer):
         >>> PositionEmbedding(max_sequence_length=64)(ops.zeros((2, 10, 16))).shape   # (2, 10, 16)
 
     Reference: Devlin et al. (2019), section 3 ("learned positional embeddings"); Gehring et al. (2017).
+
+    Differs from keras-hub's ``PositionEmbedding``: the capacity is ``max_sequence_length`` (keras-hub:
+    ``sequence_length``), and ``start_index + length`` past it raises ``ValueError`` naming both.
     """
 
     def __init__(self, max_sequence_length: int, initializer="glorot_uniform", **kwargs):

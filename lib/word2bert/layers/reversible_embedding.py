@@ -46,6 +46,10 @@ class ReversibleEmbedding(keras.layers.Embedding):
 
     Reference: Press & Wolf (2017), "Using the Output Embedding to Improve Language Models";
     keras-hub's ``ReversibleEmbedding`` offers the same interface (read, not copied).
+
+    Differs from keras-hub's ``ReversibleEmbedding``: the table is always tied (no ``tie_weights``), the reverse
+    logits are always float32 (keras-hub: ``reverse_dtype``), there is no ``logit_soft_cap``, and concrete ids
+    outside the vocabulary raise ``ValueError``.
     """
 
     def __init__(self, input_dim: int, output_dim: int, **kwargs):

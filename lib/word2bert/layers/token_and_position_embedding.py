@@ -31,7 +31,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
     Args:
         vocabulary_size: number of token ids.
         max_sequence_length: the longest sequence accepted.
-        embedding_dim: hidden_dim.
+        embedding_dim: the width of each vector (the model's hidden_dim).
         position: ``"sinusoidal"`` (the Transformer paper) or ``"learned"`` (BERT, GPT).
         scale_embeddings: multiply token vectors by ``sqrt(embedding_dim)`` (the paper; default True).
         mask_zero: id 0 is padding: the output carries the mask ``ids != 0``.
@@ -56,6 +56,11 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         >>> emb(np.array([[5, 7, 0]])).shape   # (1, 3, 16), mask [[True, True, False]]
 
     Reference: Vaswani et al. (2017), sections 3.4-3.5.
+
+    Differs from keras-hub's ``TokenAndPositionEmbedding`` (same name, other defaults): positions are sinusoidal
+    unless ``position="learned"`` (keras-hub: always learned), token vectors are scaled by ``sqrt(embedding_dim)``
+    (keras-hub: not scaled), id 0 is masked (keras-hub: ``mask_zero=False``), and the capacity is
+    ``max_sequence_length`` (keras-hub: ``sequence_length``); a longer input raises ``ValueError``.
     """
 
     def __init__(self, vocabulary_size: int, max_sequence_length: int, embedding_dim: int, position: str = "sinusoidal",

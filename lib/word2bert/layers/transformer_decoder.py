@@ -55,6 +55,11 @@ class TransformerDecoder(_Sublayers):
         >>> block(ops.ones((2, 5, 32)), ops.ones((2, 7, 32))).shape   # (2, 5, 32)
 
     Reference: Vaswani et al. (2017), section 3.1 and 3.2.3.
+
+    Differs from keras-hub's ``TransformerDecoder``: cross-attention is chosen at construction
+    (``cross_attention``; keras-hub builds it when the first call passes ``encoder_sequence``), ``dropout``
+    defaults to 0.1 (keras-hub: 0), and a cached call takes ``cache_index`` and returns only the updated
+    self-attention cache (keras-hub: ``self_attention_cache_update_index``, and both caches returned).
     """
 
     def __init__(self, intermediate_dim: int, num_heads: int, cross_attention: bool = True, **kwargs):

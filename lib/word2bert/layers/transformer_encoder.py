@@ -121,6 +121,10 @@ class TransformerEncoder(_Sublayers):
 
     Reference: Vaswani et al. (2017), section 3.1 and eq. 2. Computes what keras-hub's
     ``TransformerEncoder`` computes (tested with copied weights).
+
+    Differs from keras-hub's ``TransformerEncoder`` (same arguments otherwise): ``dropout`` defaults to the
+    paper's 0.1 (keras-hub: 0), the padding mask is the Keras mask or ``mask`` (keras-hub: ``padding_mask``),
+    and ``return_attention_scores`` is offered on the call.
     """
 
     def build(self, input_shape):

@@ -16,7 +16,7 @@ class Perplexity(keras.metrics.Metric):
         name, dtype: as for any Keras metric.
 
     Call arguments:
-        y_true: int targets, shape ``(batch,)`` or ``(batch, seq_len)``.
+        y_true: int targets, shape ``(batch,)`` or ``(batch, sequence_length)``.
         y_pred: float scores, shape ``y_true.shape + (vocabulary_size,)``.
         sample_weight: optional float weights broadcastable to ``y_true``.
 

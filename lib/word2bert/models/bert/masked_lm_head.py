@@ -50,6 +50,10 @@ class MaskedLMHead(keras.layers.Layer):
         >>> head(sequence_output, mask_positions).shape   # (batch, P, vocabulary_size)
 
     Reference: Devlin et al. (2019), section 3.1 (task 1) and google-research/bert ``get_masked_lm_output``.
+
+    Differs from keras-hub's ``MaskedLMHead``: ``activation`` is the transform's (keras-hub calls that one
+    ``intermediate_activation`` and uses ``activation`` on the output), the output is always float32 logits,
+    and ``layer_norm_epsilon`` defaults to BERT's 1e-12 (keras-hub: 1e-5).
     """
 
     def __init__(self, vocabulary_size: int, token_embedding: ReversibleEmbedding | None = None, activation="gelu",
