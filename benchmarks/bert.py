@@ -34,15 +34,15 @@ class _Batches(keras.utils.PyDataset):
         return self.items[index]
 
 
-def make_batches(steps: int, batch: int, length: int, vocab_size: int, predictions: int, hub: bool):
+def make_batches(steps: int, batch: int, length: int, vocabulary_size: int, predictions: int, hub: bool):
     from word2bert.models.bert import mask_tokens
 
     rng = np.random.default_rng(0)
     items = []
     for _ in range(steps):
-        ids = rng.integers(5, vocab_size, (batch, length)).astype("int32")
+        ids = rng.integers(5, vocabulary_size, (batch, length)).astype("int32")
         ids[:, 0], ids[:, length // 2], ids[:, -1] = 2, 3, 3
-        masked, positions, labels, weights = mask_tokens(ids, rng, vocab_size, [0, 1, 2, 3, 4], 4,
+        masked, positions, labels, weights = mask_tokens(ids, rng, vocabulary_size, [0, 1, 2, 3, 4], 4,
                                                          max_predictions=predictions)
         segments = (np.arange(length) > length // 2).astype("int32")[None].repeat(batch, 0)
         x = {"token_ids": masked, "segment_ids": segments, "mask_positions": positions}
@@ -53,23 +53,23 @@ def make_batches(steps: int, batch: int, length: int, vocab_size: int, predictio
     return _Batches(items)
 
 
-def build(kind: str, vocab_size: int, layers: int, hidden: int, heads: int, ffn: int, length: int):
+def build(kind: str, vocabulary_size: int, layers: int, hidden: int, heads: int, ffn: int, length: int):
     from word2bert.models.bert import BertBackbone, BertPretrainer, MaskedLMLoss
 
     keras.utils.set_random_seed(0)
     losses = {"mlm": MaskedLMLoss(), "nsp": keras.losses.SparseCategoricalCrossentropy(from_logits=True)}
     if kind == "ours":
-        model = BertPretrainer(BertBackbone(vocab_size, layers, hidden, heads, ffn, max_len=length))
+        model = BertPretrainer(BertBackbone(vocabulary_size, layers, heads, hidden, ffn, max_sequence_length=length))
         model.compile(optimizer=keras.optimizers.Adam(1e-4), loss=losses, weighted_metrics=None)
         return model
     import keras_hub
 
-    backbone = keras_hub.models.BertBackbone(vocabulary_size=vocab_size, num_layers=layers, num_heads=heads,
+    backbone = keras_hub.models.BertBackbone(vocabulary_size=vocabulary_size, num_layers=layers, num_heads=heads,
                                              hidden_dim=hidden, intermediate_dim=ffn, max_sequence_length=length)
     inputs = {name: keras.Input((None,), dtype="int32", name=name)
               for name in ("token_ids", "segment_ids", "padding_mask", "mask_positions")}
     out = backbone({k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")})
-    head = keras_hub.layers.MaskedLMHead(vocabulary_size=vocab_size, token_embedding=backbone.token_embedding,
+    head = keras_hub.layers.MaskedLMHead(vocabulary_size=vocabulary_size, token_embedding=backbone.token_embedding,
                                          intermediate_activation="gelu", layer_norm_epsilon=1e-12, name="mlm")
     mlm = head(out["sequence_output"], mask_positions=inputs["mask_positions"])
     nsp = keras.layers.Dense(2, name="nsp")(out["pooled_output"])

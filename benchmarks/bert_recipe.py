@@ -85,7 +85,7 @@ def data():
         tokenizer.save(vocab)
     span = (VALID_LEN - 3) // 2
     packed = {split: pack_documents(docs, tokenizer, span) for split, docs in documents.items()}
-    valid = PretrainingBatches(packed["valid"], tokenizer, batch_size=32, max_len=VALID_LEN, seed=1000,
+    valid = PretrainingBatches(packed["valid"], tokenizer, batch_size=32, sequence_length=VALID_LEN, seed=1000,
                                remask=False, pairs_per_epoch=VALID_PAIRS, negatives="same_source")
     return documents, packed, valid, tokenizer
 
@@ -97,14 +97,14 @@ def measure(name, minutes, documents, packed, valid, tokenizer):
 
     def batches(pairs_per_epoch=None):
         return PretrainingBatches(packed["train"] if is_packed else documents["train"], tokenizer, batch_size=batch,
-                                  max_len=VALID_LEN, seed=seed + 100, rate=rate, negatives="same_source",
+                                  sequence_length=VALID_LEN, seed=seed + 100, rate=rate, negatives="same_source",
                                   pairs_per_epoch=pairs_per_epoch)
 
     train = batches()
 
     def build(total_steps):
         keras.utils.set_random_seed(seed)
-        backbone = BertBackbone(tokenizer.vocab_size, max_len=VALID_LEN, dropout=0.0, normalize_first=pre_ln,
+        backbone = BertBackbone(tokenizer.vocabulary_size, max_sequence_length=VALID_LEN, dropout=0.0, normalize_first=pre_ln,
                                 **model_args)
         model = BertPretrainer(backbone)
         model.build()

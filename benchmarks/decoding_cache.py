@@ -1,6 +1,6 @@
 """Speed of the Transformer's key/value cache: cached decoding against recomputing the prefix, on this CPU.
 
-A 2 + 2 block ``Transformer`` (d_model 256, 4 heads, d_ff 1024, 8000 pieces, untrained) decodes 40
+A 2 + 2 block ``Transformer`` (hidden_dim 256, 4 heads, d_ff 1024, 8000 pieces, untrained) decodes 40
 tokens for 64 rows: greedy (``run_steps``, 64 sentences) and beam search (``word2bert.samplers.beam_search``,
 16 sentences x beam width 4, the end token never chosen so every run takes all 40 steps). Each time is the
 median of ``--repeats`` runs, cached and uncached timed in turns, after one run of each that compiles; the
@@ -29,7 +29,7 @@ def _model_and_source(sentences: int):
     from word2bert.models.transformer import Transformer
 
     keras.utils.set_random_seed(0)
-    model = Transformer(VOCAB, VOCAB, num_layers=2, d_model=256, num_heads=4, intermediate_dim=1024, max_len=96)
+    model = Transformer(VOCAB, VOCAB, num_layers=2, hidden_dim=256, num_heads=4, intermediate_dim=1024, max_sequence_length=96)
     source = np.random.default_rng(0).integers(1, VOCAB, (sentences, 24)).astype("int32")
     return model, source
 

@@ -50,7 +50,7 @@ def make_batches(tokenizer, steps: int, batch: int, length: int) -> _Batches:
     items = []
     for step in range(steps):
         chosen = [rows[(step * batch + i) % len(rows)] for i in range(batch)]
-        encoded = [tokenizer.encode_pair(text, max_len=length) for text, _ in chosen]
+        encoded = [tokenizer.encode_pair(text, sequence_length=length) for text, _ in chosen]
         x = {k: np.stack([e[k] for e in encoded]).astype("int32") for k in encoded[0]}
         items.append((x, np.array([label for _, label in chosen], "int32")))
     return _Batches(items)

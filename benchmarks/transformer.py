@@ -1,6 +1,6 @@
 """Speed of the Transformer pieces against keras-hub, on this machine's CPU, in one run.
 
-1. Train-step tokens/s of one encoder block: ``word2bert.layers.TransformerEncoderBlock`` vs
+1. Train-step tokens/s of one encoder block: ``word2bert.layers.TransformerEncoder`` vs
    ``keras_hub.layers.TransformerEncoder`` of the same size (TensorFlow; ``fit`` with
    ``jit_compile`` on and off). Target: ours >= 0.95x keras-hub.
 2. Greedy decoding of 64 tokens by a small ``Transformer``: with the key/value cache vs recomputing
@@ -23,22 +23,22 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 
-def encoder_tokens_per_second(kind: str, jit: bool, batch: int, length: int, d_model: int, heads: int, ffn: int,
+def encoder_tokens_per_second(kind: str, jit: bool, batch: int, length: int, hidden_dim: int, heads: int, ffn: int,
                               steps: int, repeats: int) -> float:
     import keras_hub
 
-    from word2bert.layers import TransformerEncoderBlock
+    from word2bert.layers import TransformerEncoder
 
     keras.utils.set_random_seed(0)
-    inputs = keras.Input((length, d_model))
+    inputs = keras.Input((length, hidden_dim))
     if kind == "ours":
-        block = TransformerEncoderBlock(ffn, heads, dropout=0.1)
+        block = TransformerEncoder(ffn, heads, dropout=0.1)
     else:
         block = keras_hub.layers.TransformerEncoder(ffn, heads, dropout=0.1)
     model = keras.Model(inputs, keras.layers.Dense(1)(block(inputs)))
     model.compile(optimizer="adam", loss="mse", jit_compile=jit)
     rng = np.random.default_rng(0)
-    x = rng.normal(size=(batch * steps, length, d_model)).astype("float32")
+    x = rng.normal(size=(batch * steps, length, hidden_dim)).astype("float32")
     y = rng.normal(size=(batch * steps, length, 1)).astype("float32")
     model.fit(x[:batch * 2], y[:batch * 2], batch_size=batch, epochs=1, verbose=0)   # trace and compile
     times = []
@@ -53,7 +53,7 @@ def decoding_seconds(use_cache: bool, batch: int, steps: int, repeats: int) -> f
     from word2bert.models.transformer import Transformer, run_steps
 
     keras.utils.set_random_seed(0)
-    model = Transformer(8000, 8000, num_layers=2, d_model=256, num_heads=4, intermediate_dim=1024, max_len=96)
+    model = Transformer(8000, 8000, num_layers=2, hidden_dim=256, num_heads=4, intermediate_dim=1024, max_sequence_length=96)
     source = np.random.default_rng(0).integers(1, 8000, (batch, 24)).astype("int32")
     memory, mask = model.encode_source(source)
     step, step_uncached = model.step_functions(model.source_context(memory, mask))
@@ -70,7 +70,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     steps = 5 if args.quick else 30
-    size = dict(batch=64, length=32, d_model=256, heads=4, ffn=1024)
+    size = dict(batch=64, length=32, hidden_dim=256, heads=4, ffn=1024)
     print(f"backend {keras.config.backend()}, {os.cpu_count()} CPUs; encoder block {size}")
     for jit in (True, False):
         ours = encoder_tokens_per_second("ours", jit, steps=steps, repeats=args.repeats, **size)

@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
-BASE = dict(num_layers=2, d_model=256, num_heads=4, intermediate_dim=1024, dropout=0.1)
+BASE = dict(num_layers=2, hidden_dim=256, num_heads=4, intermediate_dim=1024, dropout=0.1)
 # name: (what changes, model arguments, vocabulary, peak learning rate, warm-up steps, batch size)
 VARIANTS = {
     "A": ("the paper's schedule as chapter 08 first used it (warm-up 1,000, peak 2.0e-3)", BASE, "separate",
@@ -46,7 +46,7 @@ VARIANTS = {
           1e-3, 150, 64),
     "E": ("D, one shared vocabulary, three tables tied", dict(BASE, intermediate_dim=512, dropout=0.3), "shared",
           1e-3, 150, 64),
-    "F": ("D, width 192, 3 heads", dict(BASE, d_model=192, num_heads=3, intermediate_dim=512, dropout=0.3),
+    "F": ("D, width 192, 3 heads", dict(BASE, hidden_dim=192, num_heads=3, intermediate_dim=512, dropout=0.3),
           "separate", 1e-3, 150, 64),
     "G": ("D, dropout 0.1", dict(BASE, intermediate_dim=512), "separate", 1e-3, 150, 64),
     "H": ("D, 3 encoder and 3 decoder layers", dict(BASE, num_layers=3, intermediate_dim=512, dropout=0.3),
@@ -54,8 +54,8 @@ VARIANTS = {
     "I": ("D, batches of 128 pairs, warm-up 75", dict(BASE, intermediate_dim=512, dropout=0.3), "separate",
           1.4e-3, 75, 128),
     "J": ("B in mixed bfloat16 (matrix products in bfloat16, weights float32)", BASE, "separate", 1e-3, 150, 64),
-    "K": ("B, width 128, feed-forward 512", dict(BASE, d_model=128, intermediate_dim=512), "separate", 1e-3, 150, 64),
-    "M": ("K, peak 2e-3", dict(BASE, d_model=128, intermediate_dim=512), "separate", 2e-3, 150, 64),
+    "K": ("B, width 128, feed-forward 512", dict(BASE, hidden_dim=128, intermediate_dim=512), "separate", 1e-3, 150, 64),
+    "M": ("K, peak 2e-3", dict(BASE, hidden_dim=128, intermediate_dim=512), "separate", 2e-3, 150, 64),
 }
 PRECISION = {"J": "mixed_bfloat16"}       # the others: float32
 
@@ -86,7 +86,7 @@ def load_data(profile: str):
     arrays = {kind: tuple(encode_translation_pairs([(p.source, p.target) for p in pairs], *toks, 64)[:3]
                           for pairs in (train, within(valid)))
               for kind, toks in tokenizers.items()}
-    valid_sources, valid_refs = group_references(valid, max_len=30)
+    valid_sources, valid_refs = group_references(valid, sequence_length=30)
     return tokenizers, arrays, valid_sources[:200], valid_refs[:200]
 
 
@@ -98,10 +98,10 @@ def run_variant(name, minutes, tokenizers, arrays, sources, refs, seed=0) -> dic
     src_tok, tgt_tok = tokenizers[vocab]
     keras.utils.set_random_seed(seed)
     keras.config.set_dtype_policy(PRECISION.get(name, "float32"))
-    model = Transformer(src_tok.vocab_size, tgt_tok.vocab_size, max_len=64, share_embeddings=vocab == "shared",
+    model = Transformer(src_tok.vocabulary_size, tgt_tok.vocabulary_size, max_sequence_length=64, share_embeddings=vocab == "shared",
                         **model_args)
     model.build()
-    schedule = None if peak is None else warmup_inverse_sqrt(peak, warmup, model.d_model)
+    schedule = None if peak is None else warmup_inverse_sqrt(peak, warmup, model.hidden_dim)
     curve = BleuCurve(lambda: translate_texts(model, sources, src_tok, tgt_tok, 64), refs, minutes=minutes)
     train, valid = arrays[vocab]
     started = time.time()

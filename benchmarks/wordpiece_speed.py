@@ -52,7 +52,7 @@ def main() -> None:
     train += [s for a in articles[:90] for s in a.sentences]
     texts = [p.target for p in datasets.bible_pairs("spa_rv1909", "eng_web", "test")]
     texts += [s for a in articles[90:] for s in a.sentences]
-    ours = train_wordpiece(train, args.vocab_size, lowercase=True, strip_accents=False)
+    ours = train_wordpiece(train, args.vocabulary_size, lowercase=True, strip_accents=False)
 
     reference = [ours.encode(t) for t in texts]
     n_tokens = sum(map(len, reference))
@@ -86,7 +86,7 @@ def main() -> None:
     rows.append((f"keras-hub WordPieceTokenizer (whole pipeline; same ids on {hub_same}/{len(texts)} texts)",
                  seconds))
 
-    print(f"{len(texts):,} held-out texts, {len(words):,} words, {n_tokens:,} tokens; vocabulary {ours.vocab_size:,}")
+    print(f"{len(texts):,} held-out texts, {len(words):,} words, {n_tokens:,} tokens; vocabulary {ours.vocabulary_size:,}")
     print(f"| tokenizer | seconds | tokens/s |\n|---|---|---|")
     for name, s in rows:
         print(f"| {name} | {s:.3f} | {n_tokens / s:,.0f} |")

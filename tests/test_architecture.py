@@ -25,10 +25,11 @@ RANKS = {
     "layers": 3, "samplers": 3, "metrics": 3, "optimizers": 3,          # shared building blocks
     "preprocessing": 3, "baselines": 3,
     "training": 3.5,                                   # fit that survives an interruption, callbacks (BLEU)
-    "models": 4,                                       # the families: never import each other (checked below)
-    "analysis": 5,                                     # probes and scores over any model that exposes its layers
-    "plots": 5, "register": 5,                         # register: imports every model family
-    "course": 6,                                       # the course on top: the library never imports it
+    "models.task": 4,                                  # the one task-head base every family's heads build on
+    "models": 5,                                       # the families: never import each other (checked below)
+    "analysis": 6,                                     # probes and scores over any model that exposes its layers
+    "plots": 6, "register": 6,                         # register: imports every model family
+    "course": 7,                                       # the course on top: the library never imports it
 }
 ALLOWED = {("__main__", "course")}
 
@@ -37,10 +38,14 @@ def _package_of(path: Path) -> str:
     rel = path.relative_to(LIB)
     if rel.parts[0] == "models" and len(rel.parts) > 2:
         return f"models.{rel.parts[1]}"           # each family is a package of its own
+    if rel.parts[:2] == ("models", "task.py"):
+        return "models.task"                      # shared by the families, below them
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
 
 def _rank(package: str):
+    if package in RANKS:
+        return RANKS[package]
     return RANKS.get("models" if package.startswith("models.") else package)
 
 
@@ -74,7 +79,8 @@ def _violations():
 
 
 def test_every_package_has_a_rank():
-    packages = {_package_of(p).split(".")[0] for p in LIB.rglob("*.py")} - {"__init__", "__main__"}
+    packages = {_package_of(p) for p in LIB.rglob("*.py")} - {"__init__", "__main__"}
+    packages = {p if p == "models.task" else p.split(".")[0] for p in packages}
     assert packages == set(RANKS), packages ^ set(RANKS)
 
 
@@ -102,7 +108,16 @@ def test_the_check_catches_an_upward_import(tmp_path, monkeypatch):
     assert len(found) == 3, found
     assert "layers (rank 3) imports models.seq2seq" in found[0]
     assert "metrics (rank 3) imports course" in found[1]
-    assert "models.lm (rank 4) imports models.word2vec" in found[2]
+    assert "models.lm (rank 5) imports models.word2vec" in found[2]
+
+
+def test_every_family_may_import_the_task_base_and_it_imports_no_family(tmp_path, monkeypatch):
+    fake = tmp_path / "word2bert"
+    (fake / "models" / "gpt").mkdir(parents=True)
+    (fake / "models" / "gpt" / "heads.py").write_text("from word2bert.models.task import Task\n")
+    (fake / "models" / "task.py").write_text("from word2bert.models.bert.model import BertBackbone\n")
+    monkeypatch.setattr(sys.modules[__name__], "LIB", fake)
+    assert _violations() == ["models/task.py:1: models.task (rank 4) imports models.bert (rank 5)"]
 
 
 def test_importing_the_library_changes_no_environment_variable():

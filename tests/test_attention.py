@@ -34,7 +34,7 @@ def test_padding_gets_zero_weight_and_rows_sum_to_one(score):
     q = rng.normal(size=(2, 4, 6)).astype("float32")
     v = rng.normal(size=(2, 5, 6)).astype("float32")
     mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], bool)
-    layer = Attention(score, units=7)
+    layer = Attention(score, hidden_dim=7)
     context, weights = layer(q, v, value_mask=mask)
     w = ops.convert_to_numpy(weights)
     assert w.shape == (2, 4, 5) and ops.convert_to_numpy(context).shape == (2, 4, 6)
@@ -53,7 +53,7 @@ def test_scores_match_numpy_formula(score):
     rng = np.random.default_rng(1)
     q = rng.normal(size=(1, 2, 3)).astype("float32")
     v = rng.normal(size=(1, 4, 5)).astype("float32")
-    layer = Attention(score, units=6)
+    layer = Attention(score, hidden_dim=6)
     context, weights = layer(q, v)
     if score == "general":  # Luong eq. 8: e_ti = s_t^T W_a h_i
         w_a = ops.convert_to_numpy(layer.w_a)
@@ -89,7 +89,7 @@ def test_float16_masking_is_finite():
 def test_config_round_trip_and_save_load(tmp_path):
     q_in = keras.Input((None, 4))
     v_in = keras.Input((None, 4))
-    context, weights = Attention("additive", units=3, name="attn")(q_in, v_in)
+    context, weights = Attention("additive", hidden_dim=3, name="attn")(q_in, v_in)
     model = keras.Model([q_in, v_in], [context, weights])
     x = [np.random.default_rng(2).normal(size=(2, 3, 4)).astype("float32"),
          np.random.default_rng(3).normal(size=(2, 5, 4)).astype("float32")]
@@ -99,7 +99,7 @@ def test_config_round_trip_and_save_load(tmp_path):
     for a, b in zip(model(x), loaded(x)):
         np.testing.assert_allclose(ops.convert_to_numpy(a), ops.convert_to_numpy(b), rtol=1e-6)
     cfg = model.get_layer("attn").get_config()
-    assert cfg["score"] == "additive" and cfg["units"] == 3
+    assert cfg["score"] == "additive" and cfg["hidden_dim"] == 3
     assert Attention.from_config(cfg).get_config() == cfg
 
 
@@ -153,7 +153,7 @@ def test_attention_passes_the_shared_layer_test(score, tmp_path):
     rng = np.random.default_rng(0)
     query, values = rng.normal(size=(2, 3, 8)).astype("float32"), rng.normal(size=(2, 5, 8)).astype("float32")
     query_mask = np.array([[True, True, False], [True, True, True]])
-    run_layer_test(Attention, {"score": score, "units": 4, "scale": True}, [query, values], tmp_path,
+    run_layer_test(Attention, {"score": score, "hidden_dim": 4, "scale": True}, [query, values], tmp_path,
                    expected_output_shape=[(2, 3, 8), (2, 3, 5)],
                    expected_num_trainable_weights={"dot": 0, "general": 1, "additive": 3}[score],
                    input_mask=query_mask, expected_output_mask=[query_mask, query_mask])

@@ -38,7 +38,7 @@ from word2bert.tokenizers.wordpiece import WordPieceTokenizer
 from word2bert.models.transformer.model import DecoderOnlyTransformer, Transformer
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "##s", "sat", "你", "好"]
-TINY = dict(num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, dropout=0.0)
+TINY = dict(num_layers=1, hidden_dim=8, num_heads=2, intermediate_dim=16, dropout=0.0)
 
 
 def _ids(*rows):
@@ -60,25 +60,25 @@ def _x(batch=2, length=1):
 
 
 def _gpt():
-    return DecoderOnlyTransformer(12, max_len=16, **TINY)
+    return DecoderOnlyTransformer(12, max_sequence_length=16, **TINY)
 
 
 def _decode_past_state():
     model = _gpt()
     step, _ = model.step_functions()
     state = model.decoding_state(1, 3)          # room for 3 tokens, then decoded for 12
-    return greedy_search(step, state, 1, start_id=1, end_id=11, max_len=12)
+    return greedy_search(step, state, 1, start_id=1, end_id=11, max_length=12)
 
 
 def _decode_uncached_past_state():
     model = _gpt()
     _, step = model.step_functions()
     state = model.decoding_state(1, 3, use_cache=False)
-    return greedy_search(step, state, 1, start_id=1, end_id=11, max_len=12)
+    return greedy_search(step, state, 1, start_id=1, end_id=11, max_length=12)
 
 
 def _tagged(words=("the", "cat"), tags=(0, 1)):
-    return align_first_pieces(_wordpiece(), [list(words)], [list(tags)], max_len=8)
+    return align_first_pieces(_wordpiece(), [list(words)], [list(tags)], sequence_length=8)
 
 
 def _batch_inputs(rows=4):
@@ -112,7 +112,7 @@ def _write(tmp_path, name, data):
 BAD = [
     # token ids: negative and past the vocabulary
     ("embedding id -1", lambda p: ReversibleEmbedding(10, 4)(_ids([1, -1])), ValueError, "id -1 is outside 0 .. 9"),
-    ("embedding id = vocab_size", lambda p: ReversibleEmbedding(10, 4)(_ids([1, 10])), ValueError,
+    ("embedding id = vocabulary_size", lambda p: ReversibleEmbedding(10, 4)(_ids([1, 10])), ValueError,
      "id 10 is outside 0 .. 9"),
     ("token+position id -1", lambda p: TokenAndPositionEmbedding(10, 8, 4)(_ids([3, -1])), ValueError, "id -1"),
     ("bert token id too large", lambda p: BertEmbedding(10, 4, 8)(_ids([2, 12])), ValueError,
@@ -121,23 +121,23 @@ BAD = [
      "segment_ids: id 2 is outside 0 .. 1"),
     ("bert segment id -1", lambda p: BertEmbedding(10, 4, 8)(_ids([2, 3]), _ids([0, -1])), ValueError,
      "segment_ids: id -1"),
-    ("translate source id too large", lambda p: Transformer(10, 12, max_len=8, **TINY).translate(
-        _ids([4, 10, 0]), 1, 2, max_len=4), ValueError, "id 10 is outside 0 .. 9"),
+    ("translate source id too large", lambda p: Transformer(10, 12, max_sequence_length=8, **TINY).translate(
+        _ids([4, 10, 0]), 1, 2, max_length=4), ValueError, "id 10 is outside 0 .. 9"),
     ("seq2seq source id -1", lambda p: Seq2Seq(10, 12, 4, 8)((_ids([3, -1]), _ids([1, 2]))), ValueError,
      "source ids: id -1"),
     ("seq2seq target id too large", lambda p: Seq2Seq(10, 12, 4, 8)((_ids([3, 4]), _ids([1, 12]))), ValueError,
      "target ids: id 12 is outside 0 .. 11"),
     ("biLM id too large", lambda p: BidirectionalLM(10, 4, 1)(_ids([3, 10])), ValueError, "id 10 is outside 0 .. 9"),
-    ("gpt start id past vocabulary", lambda p: _gpt().generate(1, start_id=12, end_id=2, max_len=3), ValueError,
+    ("gpt start id past vocabulary", lambda p: _gpt().generate(1, start_id=12, end_id=2, max_length=3), ValueError,
      "last_tokens: id 12 is outside 0 .. 11"),
     # wrong rank, dtype, length
     ("float ids", lambda p: ReversibleEmbedding(10, 4)(np.ones((1, 2), np.float32)), ValueError,
      "token ids must be integers"),
     ("bert rank 1", lambda p: BertEmbedding(10, 4, 8)(np.array([2, 3], np.int32)), ValueError, "rank 2"),
-    ("bert over max_len", lambda p: BertEmbedding(10, 4, 8)(np.ones((1, 9), np.int32)), ValueError,
-     "max_len is 8"),
-    ("translate one sentence unbatched", lambda p: Transformer(10, 12, max_len=8, **TINY).translate(
-        np.array([4, 5], np.int32), 1, 2, max_len=4), ValueError, "shape (N, S)"),
+    ("bert over max_sequence_length", lambda p: BertEmbedding(10, 4, 8)(np.ones((1, 9), np.int32)), ValueError,
+     "max_sequence_length is 8"),
+    ("translate one sentence unbatched", lambda p: Transformer(10, 12, max_sequence_length=8, **TINY).translate(
+        np.array([4, 5], np.int32), 1, 2, max_length=4), ValueError, "shape (N, S)"),
     ("attention query rank 2", lambda p: _attention()(np.ones((2, 8), np.float32), _x()), ValueError, "rank 3"),
     # masks of the wrong shape
     ("query_mask wrong length", lambda p: _attention()(_x(2, 3), _x(2, 5), query_mask=np.ones((2, 4), bool)),
@@ -166,8 +166,8 @@ BAD = [
      "the decoding state has 3 positions"),
     ("decoding past the uncached state", lambda p: _decode_uncached_past_state(), ValueError,
      "the decoding state has 3 positions"),
-    ("decode more than the model's max_len", lambda p: _gpt().generate(1, 1, 2, max_len=17), ValueError,
-     "max_len is 16"),
+    ("decode more than the model's max_sequence_length", lambda p: _gpt().generate(1, 1, 2, max_length=17), ValueError,
+     "max_sequence_length is 16"),
     ("empty batch into a search", lambda p: greedy_search(None, {}, 0, 1, 2, 4), ValueError, "batch_size must be >= 1"),
     # profiles
     ("unknown profile", lambda p: profile("fast"), ValueError, "use one of ci, cpu, gpu"),
@@ -195,17 +195,17 @@ BAD = [
     ("SQuAD file of another format", lambda p: squad_v1(_write(p, "dev.json", json.dumps({"rows": []}))), ValueError,
      "dev.json"),
     # fine-tuning data, heads' decoding, probes, intervals, checkpoints, resumable training
-    ("encode_texts max_len 1", lambda p: encode_texts(_wordpiece(), ["the cat"], max_len=1), ValueError,
-     "max_len 1 cannot hold [CLS] and [SEP]"),
-    ("encode_texts given one string", lambda p: encode_texts(_wordpiece(), "the cat", max_len=8), ValueError,
+    ("encode_texts sequence_length 1", lambda p: encode_texts(_wordpiece(), ["the cat"], sequence_length=1), ValueError,
+     "sequence_length 1 cannot hold [CLS] and [SEP]"),
+    ("encode_texts given one string", lambda p: encode_texts(_wordpiece(), "the cat", sequence_length=8), ValueError,
      "texts must be a non-empty list of strings"),
-    ("encode_texts pairs shorter than texts", lambda p: encode_texts(_wordpiece(), ["the", "cat"], ["sat"], max_len=8),
+    ("encode_texts pairs shorter than texts", lambda p: encode_texts(_wordpiece(), ["the", "cat"], ["sat"], sequence_length=8),
      ValueError, "pairs must be a list as long as texts (2), got 1"),
     ("tags shorter than words", lambda p: _tagged(tags=(0,)), ValueError, "sentence 0 has 2 words but 1 tags"),
     ("negative tag id", lambda p: _tagged(tags=(0, -3)), ValueError, "tags must be int ids >= 0"),
     ("tagger output of another batch", lambda p: word_hits(np.zeros((2, 8, 3)), _tagged()), ValueError,
      "logits cover (2, 8) positions but the aligned labels (1, 8)"),
-    ("qa_windows without questions", lambda p: qa_windows(_wordpiece(), [], max_len=16, doc_stride=4), ValueError,
+    ("qa_windows without questions", lambda p: qa_windows(_wordpiece(), [], sequence_length=16, doc_stride=4), ValueError,
      "examples must be a non-empty list"),
     ("span logits of different lengths", lambda p: best_spans(np.zeros(5), np.zeros(4), np.ones(5, bool)), ValueError,
      "got (5,), (4,), (5,)"),
@@ -263,7 +263,7 @@ def _wordpiece():
 # (case, call(), the right answer)
 ODD_BUT_VALID = [
     ("empty string", lambda: _wordpiece().encode(""), []),
-    ("empty string as a pair", lambda: _wordpiece().encode_pair("", max_len=4)["token_ids"].tolist(), [2, 3, 0, 0]),
+    ("empty string as a pair", lambda: _wordpiece().encode_pair("", sequence_length=4)["token_ids"].tolist(), [2, 3, 0, 0]),
     ("whitespace only", lambda: _wordpiece().tokenize(" \t\n "), []),
     # Chinese characters are words of their own (BERT's rule); Cyrillic has no piece here: [UNK]
     ("mixed scripts", lambda: _wordpiece().tokenize("The cats 你好 кот"), ["the", "cat", "##s", "你", "好", "[UNK]"]),
@@ -272,12 +272,12 @@ ODD_BUT_VALID = [
     # test_subwords checks): pop the longer side's last piece, b on a tie: b -> "the cat", a -> "cat ##s",
     # b -> "the": [CLS] cat ##s [SEP] the [SEP]. (Hugging Face tokenizers' longest_first splits the room instead,
     # 1 to a and 2 to b: [2, 6, 3, 5, 6, 3].)
-    ("over-long pair, truncated", lambda: _wordpiece().encode_pair("cats sat", "the cat sat", max_len=6)
+    ("over-long pair, truncated", lambda: _wordpiece().encode_pair("cats sat", "the cat sat", sequence_length=6)
      ["token_ids"].tolist(), [2, 6, 7, 3, 5, 3]),
     ("empty batch through a layer", lambda: tuple(ReversibleEmbedding(10, 4)(np.zeros((0, 3), np.int32)).shape),
      (0, 3, 4)),
-    ("empty batch to translate", lambda: Transformer(10, 12, max_len=8, **TINY).translate(
-        np.zeros((0, 3), np.int32), 1, 2, max_len=4), []),
+    ("empty batch to translate", lambda: Transformer(10, 12, max_sequence_length=8, **TINY).translate(
+        np.zeros((0, 3), np.int32), 1, 2, max_length=4), []),
 ]
 
 

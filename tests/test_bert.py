@@ -25,11 +25,11 @@ PAD, UNK, CLS, SEP, MASK = range(5)   # BERT_SPECIALS' ids in every vocabulary h
 SPECIALS = [PAD, UNK, CLS, SEP, MASK]
 
 
-def _synthetic_pairs(rng, n, length, vocab_size):
-    """``[CLS] a [SEP] b [SEP] [PAD]...`` rows of random lengths, ids 5 .. vocab_size - 1 inside."""
+def _synthetic_pairs(rng, n, length, vocabulary_size):
+    """``[CLS] a [SEP] b [SEP] [PAD]...`` rows of random lengths, ids 5 .. vocabulary_size - 1 inside."""
     ids = np.zeros((n, length), np.int32)
     for row, real in enumerate(rng.integers(length // 2, length + 1, n)):
-        ids[row, :real] = rng.integers(5, vocab_size, real)
+        ids[row, :real] = rng.integers(5, vocabulary_size, real)
         cut = int(rng.integers(2, real - 1))
         ids[row, [0, cut, real - 1]] = [CLS, SEP, SEP]
     return ids
@@ -39,9 +39,9 @@ def _synthetic_pairs(rng, n, length, vocab_size):
 @once_on_tensorflow                                        # NumPy only: no Keras backend involved
 def test_masker_rates_over_1e5_positions():
     rng = np.random.default_rng(0)
-    vocab_size = 1000
-    ids = _synthetic_pairs(rng, 8000, 128, vocab_size)
-    masked, positions, labels, weights = mask_tokens(ids, np.random.default_rng(1), vocab_size, SPECIALS, MASK,
+    vocabulary_size = 1000
+    ids = _synthetic_pairs(rng, 8000, 128, vocabulary_size)
+    masked, positions, labels, weights = mask_tokens(ids, np.random.default_rng(1), vocabulary_size, SPECIALS, MASK,
                                                      max_predictions=20)
     eligible = ~np.isin(ids, SPECIALS)
     chosen = weights > 0
@@ -133,12 +133,12 @@ def _documents(n_docs=12, rng=None):
 
 def test_pretraining_batches_mask_again_each_epoch():
     tok = _tokenizer()
-    data = PretrainingBatches(_documents(), tok, batch_size=4, max_len=24, seed=5)
+    data = PretrainingBatches(_documents(), tok, batch_size=4, sequence_length=24, seed=5)
     x0, y0, w0 = data[0]
     assert x0["token_ids"].shape == (4, 24) and x0["mask_positions"].shape == (4, 4)   # P = ceil(0.15 * 24)
     assert y0["mlm"].shape == (4, 4) and y0["nsp"].shape == (4,) and w0["mlm"].shape == (4, 4)
     assert (x0["token_ids"][:, 0] == tok.token_to_id("[CLS]")).all()
-    again = PretrainingBatches(_documents(), tok, batch_size=4, max_len=24, seed=5)
+    again = PretrainingBatches(_documents(), tok, batch_size=4, sequence_length=24, seed=5)
     np.testing.assert_array_equal(again[0][0]["token_ids"], x0["token_ids"])   # same seed, same batch
     data.on_epoch_begin()                              # what fit calls: epoch 0 not read yet, still epoch 0
     assert data.epoch == 0
@@ -156,7 +156,7 @@ def test_pretraining_batches_mask_again_each_epoch():
         not np.array_equal(x1["token_ids"], x0["token_ids"])                   # epoch 1: other masks
     again.set_epoch(1)
     np.testing.assert_array_equal(again[0][0]["token_ids"], x1["token_ids"])   # epoch e uses seed + e
-    fixed = PretrainingBatches(_documents(), tok, batch_size=4, max_len=24, seed=5, remask=False)
+    fixed = PretrainingBatches(_documents(), tok, batch_size=4, sequence_length=24, seed=5, remask=False)
     first = fixed[0][0]["token_ids"]
     for _ in range(2):
         for i in range(len(fixed)):
@@ -193,16 +193,16 @@ def test_masked_lm_loss_and_accuracy_by_hand():
     assert abs(float(to_numpy(metric.result())) - hits.sum() / weights.sum()) < 1e-6
 
 
-def _tiny_pretrainer(vocab_size, dropout=0.0, max_len=24):
-    return BertPretrainer(BertBackbone(vocab_size, num_layers=1, hidden_dim=16, num_heads=2, intermediate_dim=32,
-                                       max_len=max_len, dropout=dropout))
+def _tiny_pretrainer(vocabulary_size, dropout=0.0, max_len=24):
+    return BertPretrainer(BertBackbone(vocabulary_size, num_layers=1, hidden_dim=16, num_heads=2, intermediate_dim=32,
+                                       max_sequence_length=max_len, dropout=dropout))
 
 
 @pytest.mark.slow
 def test_fit_uses_the_weighted_mlm_loss():
     tok = _tokenizer()
-    data = PretrainingBatches(_documents(), tok, batch_size=4, max_len=24, seed=1, pairs_per_epoch=12)
-    model = _tiny_pretrainer(tok.vocab_size)
+    data = PretrainingBatches(_documents(), tok, batch_size=4, sequence_length=24, seed=1, pairs_per_epoch=12)
+    model = _tiny_pretrainer(tok.vocabulary_size)
     model.compile(optimizer=keras.optimizers.Adam(1e-3))
     history = model.fit(data, epochs=2, verbose=0)
     assert len(history.history["loss"]) == 2 and np.isfinite(history.history["loss"]).all()
@@ -245,8 +245,8 @@ def test_next_sentence_pairs():
 
 
 # ------------------------------------------------------------------ tied output layer
-def _inputs(rng, vocab_size, batch=3, length=10, predictions=3):
-    ids = _synthetic_pairs(rng, batch, length, vocab_size)
+def _inputs(rng, vocabulary_size, batch=3, length=10, predictions=3):
+    ids = _synthetic_pairs(rng, batch, length, vocabulary_size)
     segments = (np.cumsum(ids == SEP, axis=1) > 0).astype(np.int32) * (ids != 0)
     positions = np.sort(rng.integers(1, length // 2, (batch, predictions)), axis=1).astype(np.int32)
     return {"token_ids": ids, "segment_ids": segments, "mask_positions": positions}
@@ -262,13 +262,13 @@ def _tied(model):
 
 
 def test_mlm_output_is_the_token_embedding_also_after_save_and_load(tmp_path):
-    vocab_size = 40
-    model = _tiny_pretrainer(vocab_size, dropout=0.1)
-    x = _inputs(np.random.default_rng(7), vocab_size)
+    vocabulary_size = 40
+    model = _tiny_pretrainer(vocabulary_size, dropout=0.1)
+    x = _inputs(np.random.default_rng(7), vocabulary_size)
     before = model(x)
     _tied(model)
     hidden = 16
-    n_head = (hidden * hidden + hidden) + 2 * hidden + vocab_size + (hidden * 2 + 2)   # no second (V, H) matrix
+    n_head = (hidden * hidden + hidden) + 2 * hidden + vocabulary_size + (hidden * 2 + 2)   # no second (V, H) matrix
     assert model.count_params() == model.backbone.count_params() + n_head
     model.compile(optimizer=keras.optimizers.Adam(1e-3))
     path = str(tmp_path / "pretrainer.keras")
@@ -280,10 +280,10 @@ def test_mlm_output_is_the_token_embedding_also_after_save_and_load(tmp_path):
         np.testing.assert_allclose(to_numpy(after[key]), to_numpy(before[key]), atol=1e-5)
     table = _tied(loaded)
     bias = to_numpy(loaded.mlm_head.output_bias)
-    loaded.mlm_head.output_bias.assign(bias + np.arange(vocab_size, dtype="float32"))
+    loaded.mlm_head.output_bias.assign(bias + np.arange(vocabulary_size, dtype="float32"))
     table.assign(np.zeros(table.shape, "float32"))                   # changed through the backbone ...
     logits = to_numpy(loaded(x)["mlm"])                                # ... the head's output matrix is zero
-    np.testing.assert_allclose(logits, np.broadcast_to(bias + np.arange(vocab_size), logits.shape), atol=1e-5)
+    np.testing.assert_allclose(logits, np.broadcast_to(bias + np.arange(vocabulary_size), logits.shape), atol=1e-5)
 
 
 # ------------------------------------------------------------------ sizes
@@ -291,8 +291,8 @@ def test_base_and_large_parameter_counts():
     assert BertConfig.base().num_parameters() == 109_482_240           # the paper's "110M"
     assert BertConfig.large().num_parameters() == 335_141_888          # the paper's "340M"
     assert BertConfig.base(8000, num_layers=4).num_layers == 4
-    config = BertConfig(97, num_layers=2, hidden_dim=24, num_heads=4, intermediate_dim=40, max_len=33,
-                        type_vocab_size=3)
+    config = BertConfig(97, num_layers=2, hidden_dim=24, num_heads=4, intermediate_dim=40, max_sequence_length=33,
+                        num_segments=3)
     backbone = BertBackbone.from_bert_config(config)
     backbone({"token_ids": np.ones((1, 4), np.int32), "segment_ids": np.zeros((1, 4), np.int32)})
     assert backbone.count_params() == config.num_parameters()
@@ -307,12 +307,12 @@ def test_bert_embedding_through_harness(tmp_path):
     ids = _synthetic_pairs(rng, 2, 6, 30)
     segments = (np.cumsum(ids == SEP, axis=1) > 1).astype(np.int32)
     # the .keras round trip in separate TensorFlow and JAX processes: inside the backbone, in the next test
-    run_layer_test(BertEmbedding, {"vocab_size": 30, "hidden_dim": 8, "max_len": 7, "type_vocab_size": 3,
+    run_layer_test(BertEmbedding, {"vocabulary_size": 30, "hidden_dim": 8, "max_sequence_length": 7, "num_segments": 3,
                                    "dropout": 0.2, "layer_norm_epsilon": 1e-6},
                    [ids, segments], tmp_path, expected_output_shape=(2, 6, 8), expected_num_trainable_weights=5,
                    expected_output_mask=ids != 0, cross_backend=False)
-    layer = BertEmbedding(30, 8, max_len=5)
-    with pytest.raises(ValueError, match="6 positions.*max_len is 5"):
+    layer = BertEmbedding(30, 8, max_sequence_length=5)
+    with pytest.raises(ValueError, match="6 positions.*max_sequence_length is 5"):
         layer(ids, segments)
 
 
@@ -322,8 +322,8 @@ def test_bert_backbone_through_harness(tmp_path):
     rng = np.random.default_rng(9)
     ids = _synthetic_pairs(rng, 2, 6, 30)
     segments = (np.cumsum(ids == SEP, axis=1) > 1).astype(np.int32)
-    run_layer_test(BertBackbone, {"vocab_size": 30, "num_layers": 1, "hidden_dim": 8, "num_heads": 2,
-                                  "intermediate_dim": 16, "max_len": 8, "type_vocab_size": 2, "dropout": 0.1,
+    run_layer_test(BertBackbone, {"vocabulary_size": 30, "num_layers": 1, "hidden_dim": 8, "num_heads": 2,
+                                  "intermediate_dim": 16, "max_sequence_length": 8, "num_segments": 2, "dropout": 0.1,
                                   "return_dict": False},
                    [(ids, segments)], tmp_path, expected_output_shape=[(2, 6, 8), (2, 8)],
                    expected_num_trainable_weights=5 + 16 + 2, atol=1e-5)
@@ -334,7 +334,7 @@ def test_masked_lm_head_through_harness(tmp_path):
     rng = np.random.default_rng(10)
     hidden = rng.normal(size=(2, 6, 8)).astype("float32")
     positions = np.array([[1, 4, 0], [5, 2, 2]], np.int32)
-    out = run_layer_test(MaskedLMHead, {"vocab_size": 11, "activation": "gelu", "layer_norm_epsilon": 1e-6},
+    out = run_layer_test(MaskedLMHead, {"vocabulary_size": 11, "activation": "gelu", "layer_norm_epsilon": 1e-6},
                          [hidden, positions], tmp_path, expected_output_shape=(2, 3, 11),
                          expected_num_trainable_weights=6, cross_backend=False)[0]
     np.testing.assert_allclose(out[1, 1], out[1, 2], atol=1e-6)          # two slots on position 2 agree
@@ -389,7 +389,7 @@ def _twin_backbones(num_layers, max_len, rng):
 
     ref = keras_hub.models.BertBackbone(vocabulary_size=50, num_layers=num_layers, num_heads=2, hidden_dim=16,
                                         intermediate_dim=32, max_sequence_length=max_len, dropout=0.0)
-    ours = BertBackbone(50, num_layers, 16, 2, 32, max_len=max_len, dropout=0.0, activation=gelu_approximate)
+    ours = BertBackbone(50, num_layers, 2, 16, 32, max_sequence_length=max_len, dropout=0.0, activation=gelu_approximate)
     ours.build()
     assert ours.count_params() == ref.count_params()
     by_name = {_strip(w.path, ref): w for w in ref.weights}
@@ -473,7 +473,7 @@ _DATA_PARALLEL = textwrap.dedent("""
 
     def run():
         keras.utils.set_random_seed(0)
-        model = BertPretrainer(BertBackbone(60, 2, 16, 2, 32, max_len=16, dropout=0.1))
+        model = BertPretrainer(BertBackbone(60, 2, 2, 16, 32, max_sequence_length=16, dropout=0.1))
         model.compile(optimizer=keras.optimizers.Adam(1e-2))
         model.fit(Batches(batches[:3]), epochs=1, verbose=0, shuffle=False)
         return model.evaluate(Batches(batches[3:]), verbose=0, return_dict=True)["loss"]
@@ -506,7 +506,7 @@ def test_load_pretrained_names_the_command_and_loads_what_chapter_09_saves(tmp_p
     with pytest.raises(FileNotFoundError, match=r"run --profile cpu 09"):
         load_pretrained(tmp_path / "cpu")
     tok = _tokenizer()
-    model = _tiny_pretrainer(tok.vocab_size)
+    model = _tiny_pretrainer(tok.vocabulary_size)
     model.build()
     folder = tmp_path / "ci"
     folder.mkdir()
@@ -516,7 +516,7 @@ def test_load_pretrained_names_the_command_and_loads_what_chapter_09_saves(tmp_p
     tok.save(folder / VOCAB_FILE)
     loaded, loaded_tok = load_pretrained(folder)
     assert loaded_tok.vocabulary == tok.vocabulary
-    x = _inputs(np.random.default_rng(3), tok.vocab_size)
+    x = _inputs(np.random.default_rng(3), tok.vocabulary_size)
     np.testing.assert_allclose(to_numpy(loaded(x)["mlm"]), to_numpy(model(x)["mlm"]), atol=1e-5)
     WordPieceTokenizer(tok.vocabulary + ["extra"]).save(folder / VOCAB_FILE)
     with pytest.raises(ValueError, match="different runs"):
@@ -532,8 +532,8 @@ def test_snapshots_are_taken_after_the_chosen_epochs_across_fit_calls_and_load_b
 
     tok = _tokenizer()
     tok.save(tmp_path / VOCAB_FILE)
-    data = PretrainingBatches(_documents(), tok, batch_size=4, max_len=24, seed=1, pairs_per_epoch=8)
-    model = _tiny_pretrainer(tok.vocab_size)
+    data = PretrainingBatches(_documents(), tok, batch_size=4, sequence_length=24, seed=1, pairs_per_epoch=8)
+    model = _tiny_pretrainer(tok.vocabulary_size)
     model.compile(optimizer=keras.optimizers.Adam(1e-2))
     weights_after = {}
 
@@ -548,7 +548,7 @@ def test_snapshots_are_taken_after_the_chosen_epochs_across_fit_calls_and_load_b
     records = pretraining_snapshots(tmp_path)
     assert [(r["epochs"], r["tokens"], r["profile"]) for r in records] == [(1, 100, "ci"), (3, 300, "ci")]
     assert all(np.isfinite(r["loss"]) for r in records)
-    x = _inputs(np.random.default_rng(3), tok.vocab_size)
+    x = _inputs(np.random.default_rng(3), tok.vocabulary_size)
     for record in records:
         loaded, _ = load_pretrained(tmp_path, snapshot=record)
         for got, want in zip(loaded.get_weights(), weights_after[record["epochs"]]):
@@ -568,7 +568,7 @@ def test_snapshots_are_taken_after_the_chosen_epochs_across_fit_calls_and_load_b
 # ------------------------------------------------------------------ initialisation, epsilons, masks, the tied head
 @pytest.mark.slow
 def test_every_kernel_of_the_backbone_starts_as_bert_initializes_it():
-    backbone = BertBackbone(vocab_size=300, num_layers=2, hidden_dim=64, num_heads=4, intermediate_dim=256)
+    backbone = BertBackbone(vocabulary_size=300, num_layers=2, hidden_dim=64, num_heads=4, intermediate_dim=256)
     backbone.build()
     kernels = [w for w in backbone.weights if w.path.endswith(("kernel", "embeddings"))]
     assert len(kernels) == 3 + 2 * 6 + 1                       # 3 tables, q k v o + FFN 2 per block, the pooler
@@ -582,7 +582,7 @@ def test_every_kernel_of_the_backbone_starts_as_bert_initializes_it():
 
 def test_embedding_dropout_acts_after_the_layer_norm():
     # BERT: LayerNorm(sum) then dropout, so in training every output is 0 or the inference output / (1 - rate)
-    emb = BertEmbedding(vocab_size=30, hidden_dim=16, max_len=8, dropout=0.5)
+    emb = BertEmbedding(vocabulary_size=30, hidden_dim=16, max_sequence_length=8, dropout=0.5)
     ids = np.array([[2, 7, 9, 3, 0]], np.int32)
     inference = to_numpy(emb(ids, training=False))
     trained = to_numpy(emb(ids, training=True))
@@ -592,7 +592,7 @@ def test_embedding_dropout_acts_after_the_layer_norm():
 
 
 def test_every_layer_norm_of_the_backbone_uses_its_epsilon():
-    backbone = BertBackbone(vocab_size=50, num_layers=2, hidden_dim=16, num_heads=2, intermediate_dim=32,
+    backbone = BertBackbone(vocabulary_size=50, num_layers=2, hidden_dim=16, num_heads=2, intermediate_dim=32,
                             layer_norm_epsilon=1e-7)
     backbone.build()
     norms = [layer for layer in backbone._flatten_layers() if isinstance(layer, keras.layers.LayerNormalization)]
@@ -651,8 +651,8 @@ def test_masked_lm_head_equals_keras_hub_with_copied_weights():
 @pytest.mark.slow
 def test_the_tied_head_trains_the_token_table_also_for_ids_absent_from_the_inputs():
     keras.utils.set_random_seed(3)
-    backbone = BertBackbone(vocab_size=30, num_layers=1, hidden_dim=16, num_heads=2, intermediate_dim=32,
-                            max_len=8, dropout=0.0)
+    backbone = BertBackbone(vocabulary_size=30, num_layers=1, hidden_dim=16, num_heads=2, intermediate_dim=32,
+                            max_sequence_length=8, dropout=0.0)
     model = BertPretrainer(backbone)
     model.compile(optimizer=keras.optimizers.SGD(0.5))
     rng = np.random.default_rng(14)

@@ -44,7 +44,7 @@ def test_random_replacements_are_never_bracketed_tokens():
     vocabulary = list(BERT_SPECIALS) + bracketed + WORDS
     tok = WordPieceTokenizer(vocabulary)
     is_bracketed = np.array([t.startswith("[") and t.endswith("]") for t in vocabulary])
-    data = PretrainingBatches(_documents(WORDS), tok, batch_size=4, max_len=32, seed=3)
+    data = PretrainingBatches(_documents(WORDS), tok, batch_size=4, sequence_length=32, seed=3)
     replaced = 0
     for epoch in range(60):
         data.set_epoch(epoch)
@@ -71,7 +71,7 @@ def _pad_tokenizer():
 def test_batches_pass_on_the_padding_mask_by_position():
     tok = _pad_tokenizer()
     docs = _documents(WORDS, extra=" [PAD] walking .")                 # a [PAD] written in every sentence
-    data = PretrainingBatches(docs, tok, batch_size=4, max_len=32, seed=1)     # 12 + 12 + 3: nothing is cut
+    data = PretrainingBatches(docs, tok, batch_size=4, sequence_length=32, seed=1)     # 12 + 12 + 3: nothing is cut
     written = 0
     for i in range(len(data)):
         x, _, w = data[i]
@@ -88,8 +88,8 @@ def test_batches_pass_on_the_padding_mask_by_position():
         assert x["padding_mask"][rows[w["mlm"] > 0], x["mask_positions"][w["mlm"] > 0]].all()
     assert written >= len(data) * 4                                     # at least one in every pair
     # the batches go through fit as they are, padding_mask included, on this backend
-    model = BertPretrainer(BertBackbone(tok.vocab_size, num_layers=1, hidden_dim=16, num_heads=2,
-                                        intermediate_dim=32, max_len=32, dropout=0.0))
+    model = BertPretrainer(BertBackbone(tok.vocabulary_size, num_layers=1, hidden_dim=16, num_heads=2,
+                                        intermediate_dim=32, max_sequence_length=32, dropout=0.0))
     model.compile(optimizer=keras.optimizers.Adam(1e-3))
     history = model.fit(data, epochs=1, verbose=0)
     assert np.isfinite(history.history["loss"]).all()
@@ -156,7 +156,7 @@ def test_pack_documents_fills_spans_greedily_and_loses_no_text():
 
 def test_pre_ln_backbone_counts_saves_and_differs_from_post_ln(tmp_path):
     from word2bert.models.bert import BertConfig
-    config = BertConfig(50, num_layers=2, hidden_dim=16, num_heads=2, intermediate_dim=24, max_len=12,
+    config = BertConfig(50, num_layers=2, hidden_dim=16, num_heads=2, intermediate_dim=24, max_sequence_length=12,
                         normalize_first=True)
     backbone = BertBackbone.from_bert_config(config)
     rng = np.random.default_rng(0)
@@ -188,7 +188,7 @@ def test_epoch_pairs_are_the_pairs_the_batches_encode():
     rng = np.random.default_rng(1)
     docs = [[" ".join(rng.choice(WORDS, 5)) for _ in range(6)] for _ in range(12)]
     tokenizer = WordPieceTokenizer(list(BERT_SPECIALS) + WORDS)
-    batches = PretrainingBatches(docs, tokenizer, batch_size=4, max_len=16, seed=3, pairs_per_epoch=23)
+    batches = PretrainingBatches(docs, tokenizer, batch_size=4, sequence_length=16, seed=3, pairs_per_epoch=23)
     assert len(batches.epoch_pairs) == 20
     for i in range(len(batches)):
         x, y, _ = batches[i]

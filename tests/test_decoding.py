@@ -62,7 +62,7 @@ def brute_force_best(max_len, alpha):
 
 @once_on_tensorflow                                        # NumPy only: no Keras backend involved
 def test_greedy_takes_the_locally_best_path():
-    out = greedy_search(toy_step, _init(1), 1, START, END, max_len=5)
+    out = greedy_search(toy_step, _init(1), 1, START, END, max_length=5)
     assert out == [[A]]  # 0.6 then END 0.4: p = 0.24
 
 
@@ -70,7 +70,7 @@ def test_greedy_takes_the_locally_best_path():
 @pytest.mark.parametrize("alpha", [0.0, 0.6, 1.0])
 def test_beam_finds_the_brute_force_best(alpha):
     expected, expected_score = brute_force_best(max_len=4, alpha=alpha)
-    out, scores = beam_search(toy_step, _init(2), 2, START, END, max_len=4, beam_width=4, alpha=alpha,
+    out, scores = beam_search(toy_step, _init(2), 2, START, END, max_length=4, beam_width=4, alpha=alpha,
                               return_scores=True)
     assert out == [expected, expected]
     np.testing.assert_allclose(scores, expected_score, rtol=1e-9)
@@ -101,7 +101,7 @@ def test_bad_arguments():
         beam_search(toy_step, _init(1), 1, START, END, 4, beam_width=0)
     with pytest.raises(ValueError, match="alpha"):
         beam_search(toy_step, _init(1), 1, START, END, 4, alpha=-1)
-    with pytest.raises(ValueError, match="max_len"):
+    with pytest.raises(ValueError, match="max_length"):
         greedy_search(toy_step, _init(1), 1, START, END, 0)
 
 
@@ -122,16 +122,16 @@ def test_step_function_mistakes_get_clear_errors():
 
     state = {"h": np.zeros((2, 1))}
     with pytest.raises(ValueError, match="NaN"):
-        greedy_search(nan_step, state, 2, start_id=0, end_id=1, max_len=3)
+        greedy_search(nan_step, state, 2, start_id=0, end_id=1, max_length=3)
     with pytest.raises(ValueError, match="NaN"):
-        beam_search(nan_step, state, 2, start_id=0, end_id=1, max_len=3, beam_width=2)
-    with pytest.raises(ValueError, match=r"shape \(2, vocab_size\)"):
-        greedy_search(short_step, state, 2, start_id=0, end_id=1, max_len=3)
+        beam_search(nan_step, state, 2, start_id=0, end_id=1, max_length=3, beam_width=2)
+    with pytest.raises(ValueError, match=r"shape \(2, vocabulary_size\)"):
+        greedy_search(short_step, state, 2, start_id=0, end_id=1, max_length=3)
     with pytest.raises(ValueError, match="end_id 9"):
         beam_search(lambda s, t: (np.log(np.full((len(t), 4), 0.25)), s), state, 2, start_id=0, end_id=9,
-                    max_len=3, beam_width=2)
+                    max_length=3, beam_width=2)
     with pytest.raises(ValueError, match="alpha"):
-        beam_search(nan_step, state, 2, start_id=0, end_id=1, max_len=3, alpha=float("nan"))
+        beam_search(nan_step, state, 2, start_id=0, end_id=1, max_length=3, alpha=float("nan"))
 
 
 # --------------------------------------------- beam search against a plain reference implementation
@@ -237,9 +237,9 @@ def test_sampling_draws_from_the_tempered_distribution_and_stops_at_the_end_toke
         sample_search(step, {}, 1, 0, 1, 3, top_k=5)
 
 
-def _markov_step(vocab_size=40, seed=0):
+def _markov_step(vocabulary_size=40, seed=0):
     """A random first-order chain: log P(next | last) from a fixed table; it records each step's log-probs."""
-    table = np.log(np.random.default_rng(seed).dirichlet(np.full(vocab_size, 0.3), size=vocab_size) + 1e-12)
+    table = np.log(np.random.default_rng(seed).dirichlet(np.full(vocabulary_size, 0.3), size=vocabulary_size) + 1e-12)
     seen = []
 
     def step(state, last):
@@ -328,7 +328,7 @@ def test_transformer_caches_stay_backend_tensors_through_a_search(beam_width):
     from word2bert.models.transformer import DecoderOnlyTransformer, Transformer
 
     keras.utils.set_random_seed(1)
-    sizes = dict(num_layers=2, d_model=8, num_heads=2, intermediate_dim=16, max_len=10)
+    sizes = dict(num_layers=2, hidden_dim=8, num_heads=2, intermediate_dim=16, max_sequence_length=10)
     model, lm = Transformer(13, 11, **sizes), DecoderOnlyTransformer(11, **sizes)
     source = np.array([[3, 4, 5, 6, 0], [12, 11, 10, 9, 8]], np.int32)
     memory, mask = model.encode_source(source)
@@ -340,9 +340,9 @@ def test_transformer_caches_stay_backend_tensors_through_a_search(beam_width):
         seen = []
         spied = _spy_on_caches(step, seen)
         if beam_width == 1:
-            greedy_search(spied, state, rows, start_id=1, end_id=0, max_len=6)
+            greedy_search(spied, state, rows, start_id=1, end_id=0, max_length=6)
         else:
-            beam_search(spied, state, rows, start_id=1, end_id=0, max_len=6, beam_width=beam_width)
+            beam_search(spied, state, rows, start_id=1, end_id=0, max_length=6, beam_width=beam_width)
         assert len(seen) >= 3 and all(len(s) == 8 and all(s) for s in seen), seen
 
 

@@ -21,8 +21,8 @@ VOCAB = 30
 
 def _gpt(seed=0, max_len=12, dropout=0.0):
     keras.utils.set_random_seed(seed)
-    lm = DecoderOnlyTransformer(VOCAB, num_layers=2, d_model=16, num_heads=2, intermediate_dim=32, dropout=dropout,
-                                max_len=max_len)
+    lm = DecoderOnlyTransformer(VOCAB, num_layers=2, hidden_dim=16, num_heads=2, intermediate_dim=32, dropout=dropout,
+                                max_sequence_length=max_len)
     lm.build()
     return lm
 
@@ -54,10 +54,10 @@ def test_causal_position_is_independent_of_later_tokens():
 
 
 def test_gpt_layer_states_are_the_blocks_run_one_by_one():
-    # dropout > 0 in the model: layer_states must run it off by default, as a frozen feature extractor
+    # dropout > 0 in the model: hidden_states must run it off by default, as a frozen feature extractor
     lm = _gpt(dropout=0.3)
     ids = _rows()
-    states = [to_numpy(s) for s in lm.layer_states(ids)]
+    states = [to_numpy(s) for s in lm.hidden_states(ids)]
     assert len(states) == 3 and all(s.shape == (2, 8, 16) for s in states)
     mask = ids != 0
     x = lm.target_embedding(ids)
@@ -69,7 +69,7 @@ def test_gpt_layer_states_are_the_blocks_run_one_by_one():
     np.testing.assert_allclose(states[-1], to_numpy(lm.decoder_states(ids)), atol=1e-6)
     assert np.abs(states[1] - states[2]).max() > 1e-3            # each layer its own, not the last one repeated
     # a dict with an explicit mask gives the same vectors
-    same = lm.layer_states({"token_ids": ids, "padding_mask": mask})
+    same = lm.hidden_states({"token_ids": ids, "padding_mask": mask})
     np.testing.assert_allclose(to_numpy(same[1]), states[1], atol=1e-6)
 
 
@@ -82,8 +82,8 @@ def test_layer_features_of_gpt_and_bilm_equal_their_layer_states(kind):
     ids = rng.integers(1, VOCAB, (5, 40)).astype(np.int32)
     for r, n in enumerate((40, 33, 7, 20, 1)):
         ids[r, n:] = 0
-    full = np.stack([to_numpy(s) for s in lm.layer_states(ids)], axis=2)               # (5, 40, 3, width)
-    width = 16                                                         # GPT's d_model; the biLM's 2 x hidden 8
+    full = np.stack([to_numpy(s) for s in lm.hidden_states(ids)], axis=2)               # (5, 40, 3, width)
+    width = 16                                                         # GPT's hidden_dim; the biLM's 2 x hidden 8
     assert full.shape == (5, 40, 3, width)
     mask = (ids != 0)[:, :, None, None]
     mean = (full * mask).sum(1) / mask.sum(1)
@@ -124,11 +124,11 @@ def test_gpt_heads_reject_bad_arguments():
     lm = _gpt(max_len=8)
     with pytest.raises(ValueError, match="DecoderOnlyTransformer"):
         GPTClassifier(_bilm(), 2)
-    with pytest.raises(ValueError, match=">= 1"):
+    with pytest.raises(ValueError, match="num_tags must be >= 2"):
         GPTTokenTagger(lm, 0)
     with pytest.raises(ValueError, match="dropout"):
         GPTClassifier(lm, 2, dropout=1.0)
-    with pytest.raises(ValueError, match="max_len"):
+    with pytest.raises(ValueError, match="max_sequence_length"):
         GPTClassifier(lm, 2)(np.ones((1, 9), np.int32))
     with pytest.raises(ValueError, match="token_ids"):
         GPTClassifier(lm, 2)({"ids": np.ones((1, 3), np.int32)})
@@ -139,9 +139,9 @@ def test_gpt_classifier_through_harness(tmp_path):
     rows = _rows()
     # the language model's 37 weights (see the decoder-only harness test) less its output bias, which no head
     # reads (kept, not trained), + the head's kernel and bias
-    lm = DecoderOnlyTransformer(VOCAB, num_layers=2, d_model=16, num_heads=2, intermediate_dim=32, dropout=0.1,
-                                max_len=8)
-    run_layer_test(GPTClassifier, {"lm": lm, "num_classes": 3, "dropout": 0.1}, [rows], tmp_path,
+    lm = DecoderOnlyTransformer(VOCAB, num_layers=2, hidden_dim=16, num_heads=2, intermediate_dim=32, dropout=0.1,
+                                max_sequence_length=8)
+    run_layer_test(GPTClassifier, {"backbone": lm, "num_classes": 3, "dropout": 0.1}, [rows], tmp_path,
                    expected_output_shape=(2, 3), expected_num_trainable_weights=38,
                    expected_num_non_trainable_weights=1,
                    fit_data=(rows, np.array([0, 2])),
@@ -188,7 +188,7 @@ def test_sampling_cached_equals_uncached_and_temperature_zero_is_greedy():
     uncached = lm.sample(3, [2, 7], end_id=None, max_new_tokens=5, temperature=1.0, top_k=5, seed=4, use_cache=False)
     assert cached == uncached and all(len(row) == 5 for row in cached)
     greedy = lm.sample(2, [2], end_id=3, max_new_tokens=10, temperature=0.0)
-    assert greedy == lm.generate(2, start_id=2, end_id=3, max_len=10)
+    assert greedy == lm.generate(2, start_id=2, end_id=3, max_length=10)
     # the prompt conditions the continuation: greedy from [2, 7] continues the uncached greedy prefix [2, 7, ...]
     after_prompt = lm.sample(1, [2, 7], end_id=None, max_new_tokens=4, temperature=0.0)[0]
     prefix = np.zeros((1, 6), np.int32)
@@ -202,7 +202,7 @@ def test_sampling_rejects_bad_arguments():
     lm = _gpt(max_len=8)
     with pytest.raises(ValueError, match="prompt"):
         lm.sample(1, [], end_id=None, max_new_tokens=3)
-    with pytest.raises(ValueError, match="max_len"):
+    with pytest.raises(ValueError, match="max_sequence_length"):
         lm.sample(1, [2, 3, 4], end_id=None, max_new_tokens=6)
     with pytest.raises(ValueError, match="top_k"):
         lm.sample(1, [2], end_id=None, max_new_tokens=3, top_k=0)
@@ -254,7 +254,7 @@ def test_sliding_windows_score_every_target_once_with_enough_context():
             if row:                                           # context of a scored target: >= seq_len - stride
                 assert np.flatnonzero(w[row]).min() >= min(seq_len - stride, seq_len - 1)
     assert sliding_windows(ids, 5, 5)[0].shape == (5, 5)     # 22 targets in windows of 5: 5 windows
-    for bad in (dict(seq_len=0, stride=1), dict(seq_len=4, stride=5), dict(seq_len=4, stride=0)):
+    for bad in (dict(sequence_length=0, stride=1), dict(sequence_length=4, stride=5), dict(sequence_length=4, stride=0)):
         with pytest.raises(ValueError, match="stride"):
             sliding_windows(ids, **bad)
     with pytest.raises(ValueError, match="1-D integer"):
@@ -359,7 +359,7 @@ def test_bilm_logits_layers_and_padding():
     rows = _rows()
     logits = to_numpy(bilm(rows))
     assert logits.shape == (2, 8, 2, VOCAB) and logits.dtype == np.float32
-    states = [to_numpy(s) for s in bilm.layer_states(rows)]
+    states = [to_numpy(s) for s in bilm.hidden_states(rows)]
     assert len(states) == 3 and all(s.shape == (2, 8, 16) for s in states)
     np.testing.assert_array_equal(states[0][..., :8], states[0][..., 8:])          # [x; x]
     wider = np.pad(rows, ((0, 0), (0, 4)))
@@ -390,7 +390,7 @@ def test_bilm_through_harness(tmp_path):
     which use two."""
     rows = _rows()
     # embedding 1; 1 layer x 2 directions x LSTM (kernel, recurrent kernel, bias) 6; softmax 2 -> 9
-    run_layer_test(BidirectionalLM, {"vocab_size": VOCAB, "hidden_dim": 8, "num_layers": 1, "dropout": 0.1}, [rows],
+    run_layer_test(BidirectionalLM, {"vocabulary_size": VOCAB, "hidden_dim": 8, "num_layers": 1, "dropout": 0.1}, [rows],
                    tmp_path, expected_output_shape=(2, 8, 2, VOCAB), expected_num_trainable_weights=9,
                    fit_data=(rows, bilm_targets(rows)),
                    compile_kwargs={"optimizer": keras.optimizers.SGD(0.1),
@@ -416,7 +416,7 @@ def test_elmo_heads_mix_frozen_layers_with_weights_that_sum_to_one():
     weights = tagger.mix.mixing_weights()
     assert weights.sum() == pytest.approx(1.0, abs=1e-6) and np.all(weights > 0)
     assert not np.allclose(weights, 1 / 3)                       # the mix did learn
-    states = [to_numpy(s) for s in bilm.layer_states(rows)]
+    states = [to_numpy(s) for s in bilm.hidden_states(rows)]
     gamma = float(to_numpy(tagger.mix.scale))
     mixed = gamma * sum(wj * s for wj, s in zip(weights, states))
     kernel, bias = (to_numpy(w) for w in tagger.output_layer.weights)
@@ -458,10 +458,10 @@ def test_elmo_heads_keep_the_bilm_frozen_and_train_only_the_mix_and_the_dense_la
         # the documented 4: the mix's weights and scale, the head's kernel and bias
         assert len(model.trainable_weights) == 4, [w.path for w in model.trainable_weights]
         assert len(model.trainable_variables) == 4
-        before = [to_numpy(w).copy() for w in model.bilm.weights]
+        before = [to_numpy(w).copy() for w in model.backbone.weights]
         mix_before = to_numpy(model.mix.layer_weights).copy()
         _fit_elmo_head(model, rows)
-        for b, w in zip(before, model.bilm.weights):
+        for b, w in zip(before, model.backbone.weights):
             np.testing.assert_array_equal(to_numpy(w), b, err_msg=w.path)          # the biLM did not move
         assert not np.allclose(to_numpy(model.mix.layer_weights), mix_before)      # the mix did
 
@@ -509,7 +509,7 @@ def test_elmo_layers_put_the_forward_half_first_and_the_head_reads_the_bilm_with
     bilm = _bilm()
     rows = _rows()
     forward, backward = bilm.directions(rows)
-    for state, f, b in zip(bilm.layer_states(rows), forward, backward):
+    for state, f, b in zip(bilm.hidden_states(rows), forward, backward):
         np.testing.assert_allclose(to_numpy(state)[..., :8], to_numpy(f), atol=1e-6)
         np.testing.assert_allclose(to_numpy(state)[..., 8:], to_numpy(b), atol=1e-6)
     # a biLM with dropout 0.5 inside a head whose own dropout is 0: training=True changes nothing, the frozen

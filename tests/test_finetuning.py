@@ -26,15 +26,15 @@ def tokenizer():
 
 def _backbone(layers=2, seed=0):
     keras.utils.set_random_seed(seed)
-    backbone = BertBackbone(vocab_size=len(VOCAB), num_layers=layers, hidden_dim=8, num_heads=2, intermediate_dim=16,
-                            max_len=64, dropout=0.0)
+    backbone = BertBackbone(vocabulary_size=len(VOCAB), num_layers=layers, hidden_dim=8, num_heads=2, intermediate_dim=16,
+                            max_sequence_length=64, dropout=0.0)
     backbone.build()
     return backbone
 
 
 # ------------------------------------------------------------------ first-piece labels
 def test_first_piece_alignment_by_hand(tokenizer):
-    aligned = align_first_pieces(tokenizer, [["The", "unaffable", "dog"]], [[3, 7, 1]], max_len=9)
+    aligned = align_first_pieces(tokenizer, [["The", "unaffable", "dog"]], [[3, 7, 1]], sequence_length=9)
     # [CLS] the un ##aff ##able dog [SEP] [PAD] [PAD]
     assert aligned.inputs["token_ids"][0].tolist() == [2, 5, 6, 7, 8, 9, 3, 0, 0]
     assert aligned.labels[0].tolist() == [-1, 3, 7, -1, -1, 1, -1, -1, -1]
@@ -44,7 +44,7 @@ def test_first_piece_alignment_by_hand(tokenizer):
 
 
 def test_words_that_do_not_fit_are_cut_and_count_as_wrong(tokenizer):
-    aligned = align_first_pieces(tokenizer, [["the", "unaffable", "dog"]], [[3, 7, 1]], max_len=5)
+    aligned = align_first_pieces(tokenizer, [["the", "unaffable", "dog"]], [[3, 7, 1]], sequence_length=5)
     assert aligned.labels[0].tolist() == [-1, 3, -1, -1, -1]      # "unaffable" needs 3 pieces: no room
     assert aligned.words_cut == 2
     perfect = np.where(aligned.labels < 0, 0, aligned.labels)       # right on every word that fitted
@@ -84,7 +84,7 @@ def test_best_span_respects_the_length_cap_and_the_context():
 def test_windows_a_stride_apart_and_answer_positions(tokenizer):
     context = "Adam lived 930 years . Seth lived 912 years ."
     example = Example("q0", context, "how many years did seth live ?", [("912", context.index("912"))])
-    windows = qa_windows(tokenizer, [example], max_len=14, doc_stride=2, max_query_len=4)
+    windows = qa_windows(tokenizer, [example], sequence_length=14, doc_stride=2, max_query_len=4)
     # question cut to 4 pieces; room = 14 - 4 - 3 = 7 context pieces; the context has 10 -> starts 0, 2, 4 (as run_squad.py:
     # a new window while the last one ends before the context does)
     assert windows.inputs["token_ids"].shape == (3, 14)
@@ -102,7 +102,7 @@ def test_windows_a_stride_apart_and_answer_positions(tokenizer):
 def test_decoding_across_two_stride_windows(tokenizer):
     context = "Adam lived 930 years . Seth lived 912 years ."
     example = Example("q0", context, "how many years did seth live ?", [("912", context.index("912"))])
-    windows = qa_windows(tokenizer, [example], max_len=14, doc_stride=2, max_query_len=4)
+    windows = qa_windows(tokenizer, [example], sequence_length=14, doc_stride=2, max_query_len=4)
     logits = np.full((3, 14, 2), -5.0)
     logits[0, 8, :] = 2.0          # window 0: "930" scores 4
     logits[1, 11, 0], logits[1, 12, 1] = 3.0, 3.0    # window 1: "912 years" scores 6, the best of all
@@ -116,13 +116,13 @@ def test_decoding_across_two_stride_windows(tokenizer):
 def test_windows_refuse_a_misplaced_answer(tokenizer):
     bad = Example("q9", "Adam lived 930 years .", "how many years ?", [("930", 0)])
     with pytest.raises(ValueError, match="q9"):
-        qa_windows(tokenizer, [bad], max_len=16, max_query_len=4)
+        qa_windows(tokenizer, [bad], sequence_length=16, max_query_len=4)
     with pytest.raises(ValueError, match="doc_stride"):
-        qa_windows(tokenizer, [bad._replace(answers=[("930", 11)])], max_len=16, doc_stride=0, max_query_len=4)
+        qa_windows(tokenizer, [bad._replace(answers=[("930", 11)])], sequence_length=16, doc_stride=0, max_query_len=4)
     with pytest.raises(ValueError, match="holds no word"):
-        qa_windows(tokenizer, [bad._replace(answers=[(" ", 4)])], max_len=16, max_query_len=4)
+        qa_windows(tokenizer, [bad._replace(answers=[(" ", 4)])], sequence_length=16, max_query_len=4)
     with pytest.raises(ValueError, match="non-empty"):
-        qa_windows(tokenizer, [], max_len=16, max_query_len=4)
+        qa_windows(tokenizer, [], sequence_length=16, max_query_len=4)
 
 
 # ------------------------------------------------------------------ heads
@@ -151,7 +151,7 @@ def test_tagger_through_harness(tmp_path):
 
 def test_feature_layers_concatenate_the_last_hidden_states():
     backbone = _backbone(layers=2)
-    x = encode_texts(WordPieceTokenizer(VOCAB), ["the dog", "the cat sat"], max_len=6)
+    x = encode_texts(WordPieceTokenizer(VOCAB), ["the dog", "the cat sat"], sequence_length=6)
     states = [np.asarray(s) for s in backbone.hidden_states(x)]
     assert len(states) == 3
     np.testing.assert_allclose(states[-1], np.asarray(backbone(x)["sequence_output"]), atol=1e-6)
@@ -167,7 +167,7 @@ def test_feature_layers_concatenate_the_last_hidden_states():
 def test_a_frozen_backbone_is_unchanged_by_fit_and_the_head_learns(tokenizer):
     model = BertClassifier(copy_backbone(_backbone()), num_classes=2, pooling="mean", feature_layers=3,
                            freeze_backbone=True)
-    x = encode_texts(tokenizer, ["the dog", "the cat sat", "adam lived", "seth lived 912 years"], max_len=8)
+    x = encode_texts(tokenizer, ["the dog", "the cat sat", "adam lived", "seth lived 912 years"], sequence_length=8)
     model(x)
     before = [np.array(w) for w in model.backbone.weights]
     head_before = np.array(model.output_dense.kernel)
@@ -181,7 +181,7 @@ def test_a_frozen_backbone_is_unchanged_by_fit_and_the_head_learns(tokenizer):
 
 def test_heads_on_a_shared_backbone_do_not_change_what_the_others_train(tokenizer):
     backbone = _backbone()
-    x = encode_texts(tokenizer, ["the dog", "the cat sat", "adam lived", "seth lived 912 years"], max_len=8)
+    x = encode_texts(tokenizer, ["the dog", "the cat sat", "adam lived", "seth lived 912 years"], sequence_length=8)
     first = BertClassifier(backbone, num_classes=2, pooling="pooled", dropout=0.0)     # reads the pooler
     first(x)
     n_first = len(first.trainable_weights)
@@ -211,7 +211,7 @@ def test_heads_on_a_shared_backbone_do_not_change_what_the_others_train(tokenize
 def test_fine_tuning_changes_the_backbone_and_copies_are_independent(tokenizer):
     pretrained = _backbone()
     model = BertClassifier(copy_backbone(pretrained), num_classes=2)
-    x = encode_texts(tokenizer, ["the dog", "the cat sat"], max_len=6)
+    x = encode_texts(tokenizer, ["the dog", "the cat sat"], sequence_length=6)
     model.compile(optimizer=keras.optimizers.Adam(0.05),
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     model.fit(x, np.array([0, 1]), epochs=2, verbose=0)
@@ -226,7 +226,7 @@ def test_fine_tuning_changes_the_backbone_and_copies_are_independent(tokenizer):
 def test_question_answerer_learns_a_span(tokenizer):
     context = "adam lived 930 years . seth lived 912 years ."
     example = Example("q", context, "how many years did seth live ?", [("912", context.index("912"))])
-    windows = qa_windows(tokenizer, [example] * 8, max_len=24, doc_stride=8, max_query_len=8)
+    windows = qa_windows(tokenizer, [example] * 8, sequence_length=24, doc_stride=8, max_query_len=8)
     model = BertQuestionAnswerer(copy_backbone(_backbone(), seed=0), dropout=0.0)
     logits = np.asarray(model(windows.inputs))
     assert logits.shape == (8, 24, 2)
@@ -284,10 +284,10 @@ def test_question_answerer_through_harness(tmp_path):
 
 def test_a_frozen_model_stays_frozen_after_saving_and_a_copy_of_it_trains(tmp_path, tokenizer):
     keras.utils.set_random_seed(0)
-    backbone = BertBackbone(vocab_size=len(VOCAB), num_layers=1, hidden_dim=8, num_heads=2, intermediate_dim=16,
-                            max_len=16, dropout=0.5)
+    backbone = BertBackbone(vocabulary_size=len(VOCAB), num_layers=1, hidden_dim=8, num_heads=2, intermediate_dim=16,
+                            max_sequence_length=16, dropout=0.5)
     model = BertClassifier(backbone, pooling="mean", dropout=0.0, feature_layers=2, freeze_backbone=True)
-    x = encode_texts(tokenizer, ["the dog", "the cat sat"], max_len=6)
+    x = encode_texts(tokenizer, ["the dog", "the cat sat"], sequence_length=6)
     first, second = np.asarray(model(x, training=True)), np.asarray(model(x, training=True))
     np.testing.assert_array_equal(first, second)          # a frozen encoder runs without its dropout
     model.save(tmp_path / "frozen.keras")
@@ -309,7 +309,7 @@ def test_span_decoding_refuses_bad_arguments():
 
 def test_length_batches_cut_only_padding_and_cover_every_row_once(tokenizer):
     texts = ["the dog", "the cat sat", "adam lived 930 years .", "seth", "the unaffable dog sat", "how many"] * 3
-    x = encode_texts(tokenizer, texts, max_len=10)
+    x = encode_texts(tokenizer, texts, sequence_length=10)
     labels = np.arange(len(texts))
     batches = LengthBatches(x, labels, batch_size=4, lengths=(4, 6), seed=0)
     seen = []
@@ -346,7 +346,7 @@ def test_weight_decay_leaves_layer_norm_and_biases_alone():
 @pytest.mark.slow
 def test_length_batches_train_with_fit_across_lengths(tokenizer):
     texts = ["the dog", "the cat sat", "adam lived 930 years .", "seth", "the unaffable dog sat", "how many"] * 4
-    x = encode_texts(tokenizer, texts, max_len=10)
+    x = encode_texts(tokenizer, texts, sequence_length=10)
     batches = LengthBatches(x, np.arange(len(texts)) % 2, batch_size=4, lengths=(4, 6))
     assert batches[0][0]["token_ids"].shape[1] != batches[1][0]["token_ids"].shape[1]
     model = BertClassifier(copy_backbone(_backbone()), num_classes=2)
@@ -357,10 +357,10 @@ def test_length_batches_train_with_fit_across_lengths(tokenizer):
 
 def test_a_sentence_that_fills_max_len_exactly_is_not_cut(tokenizer):
     # [CLS] the un ##aff ##able dog [SEP]: 7 positions, max_len 7; one position less cuts "dog"
-    aligned = align_first_pieces(tokenizer, [["The", "unaffable", "dog"]], [[3, 7, 1]], max_len=7)
+    aligned = align_first_pieces(tokenizer, [["The", "unaffable", "dog"]], [[3, 7, 1]], sequence_length=7)
     assert aligned.labels[0].tolist() == [-1, 3, 7, -1, -1, 1, -1] and aligned.words_cut == 0
     assert aligned.inputs["padding_mask"][0].all()
-    shorter = align_first_pieces(tokenizer, [["The", "unaffable", "dog"]], [[3, 7, 1]], max_len=6)
+    shorter = align_first_pieces(tokenizer, [["The", "unaffable", "dog"]], [[3, 7, 1]], sequence_length=6)
     assert shorter.labels[0].tolist() == [-1, 3, 7, -1, -1, -1] and shorter.words_cut == 1
     assert shorter.inputs["token_ids"][0].tolist() == [2, 5, 6, 7, 8, 3]
 

@@ -289,7 +289,7 @@ def _context_ids(windows, w):
 def test_qa_windows_multi_piece_answer_exact_positions(qa_tokenizer):
     # question cut to 4 pieces (who saw the dog), so offset = 4 + 2 = 6 and room m = 15 - 4 - 3 = 8;
     # stride 3: starts 0, 3, 6, 9 (the last window, 9..16, reaches the end)
-    windows = qa_windows(qa_tokenizer, [_qa()], max_len=15, doc_stride=3, max_query_len=4)
+    windows = qa_windows(qa_tokenizer, [_qa()], sequence_length=15, doc_stride=3, max_query_len=4)
     assert [_context_ids(windows, w) for w in range(4)] == [QA_PIECES[b:b + 8] for b in (0, 3, 6, 9)]
     # window 0 (pieces 0-7) holds only "the"; window 1 (3-10) ends inside "unaffable"; window 3 (9-16) starts
     # inside it; window 2 (6-13) holds it all: first piece 7 -> 7 - 6 + 6 = 7, last piece 11 -> 11 - 6 + 6 = 11
@@ -307,7 +307,7 @@ def test_qa_windows_multi_piece_answer_exact_positions(qa_tokenizer):
     assert windows.inputs["padding_mask"].all()                                              # 15 of 15: full
     assert windows.example_index.tolist() == [0, 0, 0, 0]
     # a shorter stride: the answer is inside two windows, at its own place in each
-    windows = qa_windows(qa_tokenizer, [_qa()], max_len=15, doc_stride=2, max_query_len=4)   # starts 0, 2, 4, 6, 8, 10
+    windows = qa_windows(qa_tokenizer, [_qa()], sequence_length=15, doc_stride=2, max_query_len=4)   # starts 0, 2, 4, 6, 8, 10
     assert windows.positions.tolist() == [[0, 0], [0, 0], [9, 13], [7, 11], [0, 0], [0, 0]]
 
 
@@ -315,7 +315,7 @@ def test_qa_windows_multi_piece_answer_exact_positions(qa_tokenizer):
 @pytest.mark.parametrize("stride,begins", [(7, [0, 7, 14]), (8, [0, 8, 16]), (9, [0, 8, 16]), (20, [0, 8, 16])])
 def test_qa_windows_cover_every_piece_when_the_stride_passes_the_room(qa_tokenizer, stride, begins):
     # room m = 8: a stride of 8 makes windows that touch; 9 or 20 would skip pieces, so they are clamped to 8
-    windows = qa_windows(qa_tokenizer, [_qa()], max_len=15, doc_stride=stride, max_query_len=4)
+    windows = qa_windows(qa_tokenizer, [_qa()], sequence_length=15, doc_stride=stride, max_query_len=4)
     contexts = [_context_ids(windows, w) for w in range(len(windows.positions))]
     assert contexts == [QA_PIECES[b:b + 8] for b in begins]
     assert all(contexts)                                                     # no window without context
@@ -326,7 +326,7 @@ def test_qa_windows_cover_every_piece_when_the_stride_passes_the_room(qa_tokeniz
         assert windows.positions.tolist() == [[0, 0], [6, 10], [0, 0]]
     else:                                                                    # 0-7, 8-15: the answer 7-11 straddles
         assert not windows.answer_inside.any()
-        same = qa_windows(qa_tokenizer, [_qa()], max_len=15, doc_stride=8, max_query_len=4)
+        same = qa_windows(qa_tokenizer, [_qa()], sequence_length=15, doc_stride=8, max_query_len=4)
         for name in windows._fields:                                         # the same windows as stride 8
             mine, reference = getattr(windows, name), getattr(same, name)
             for key in (mine if isinstance(mine, dict) else [None]):
@@ -338,19 +338,19 @@ def test_qa_windows_issue_example_and_the_room_of_a_short_question(qa_tokenizer)
     # issue 44: max_len 16, a stride of 20 and 20 pieces left 10 pieces in no window and one window empty
     context = " ".join(["seth lived 912 years ."] * 4)                       # 20 pieces
     example = QA("r", context, "how many years ?", [("912", context.index("912"))])
-    windows = qa_windows(qa_tokenizer, [example], max_len=16, doc_stride=20, max_query_len=3)
+    windows = qa_windows(qa_tokenizer, [example], sequence_length=16, doc_stride=20, max_query_len=3)
     # question cut to 3 pieces: room 16 - 3 - 3 = 10, clamped stride 10: windows 0-9 and 10-19
     ids = [QA_ID[t] for t in context.split()]
     assert [_context_ids(windows, w) for w in range(len(windows.positions))] == [ids[:10], ids[10:]]
     assert windows.positions.tolist() == [[7, 7], [0, 0]]                    # "912" is piece 2: 2 + 3 + 2
     # the clamp is to the room of each question: 4 question pieces under max_query_len 6 leave 8, not 6
-    short = qa_windows(qa_tokenizer, [_qa("Who saw the dog")], max_len=15, doc_stride=8, max_query_len=6)
+    short = qa_windows(qa_tokenizer, [_qa("Who saw the dog")], sequence_length=15, doc_stride=8, max_query_len=6)
     assert [_context_ids(short, w) for w in range(len(short.positions))] == [QA_PIECES[b:b + 8] for b in (0, 8, 16)]
 
 
 @once_on_tensorflow
 def test_decode_a_multi_piece_answer_and_one_cut_inside_a_word(qa_tokenizer):
-    windows = qa_windows(qa_tokenizer, [_qa()], max_len=15, doc_stride=3, max_query_len=4)
+    windows = qa_windows(qa_tokenizer, [_qa()], sequence_length=15, doc_stride=3, max_query_len=4)
     logits = np.full((4, 15, 2), -5.0)
     logits[2, 7, 0], logits[2, 11, 1] = 3.0, 3.0            # window 2: "the ... dog", score 6
     logits[1, 10, 0], logits[1, 13, 1] = 2.0, 2.0            # window 1: "the" .. "##able" (its last piece), score 4
@@ -392,7 +392,7 @@ def test_best_spans_with_impossible_logits_give_no_span():
 
 @once_on_tensorflow
 def test_decode_answers_without_a_possible_span_say_no_answer(qa_tokenizer):
-    windows = qa_windows(qa_tokenizer, [_qa(), _qa()], max_len=15, doc_stride=3, max_query_len=4)
+    windows = qa_windows(qa_tokenizer, [_qa(), _qa()], sequence_length=15, doc_stride=3, max_query_len=4)
     assert windows.example_index.tolist() == [0] * 4 + [1] * 4
     logits = np.full((8, 15, 2), -np.inf)
     logits[:, :6] = 5.0                                      # [CLS] and the question: never an answer
@@ -409,5 +409,5 @@ def test_decode_answers_without_a_possible_span_say_no_answer(qa_tokenizer):
         decode_answers(logits, windows, [QA_CONTEXT] * 2)
     logits[4, 6, 0], logits[5, 0, 0] = -np.inf, np.nan                      # NaN on [CLS]: never read
     assert decode_answers(logits, windows, [QA_CONTEXT] * 2)[0] == ("", -1, float("-inf"))
-    with pytest.raises(ValueError, match=r"max_len=15"):
+    with pytest.raises(ValueError, match=r"sequence_length=15"):
         decode_answers(logits[:, :14], windows, [QA_CONTEXT] * 2)

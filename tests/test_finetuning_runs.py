@@ -21,7 +21,7 @@ def test_word_hits_score_every_word_once_first_pieces_only_and_cut_words_as_miss
     changes the answer."""
     tokenizer = WordPieceTokenizer(VOCAB)
     aligned = align_first_pieces(tokenizer, [["the", "unaffable", "dog"], ["the", "cat", "sat", "the", "dog"]],
-                                 [[1, 2, 3], [1, 3, 4, 1, 3]], max_len=6)
+                                 [[1, 2, 3], [1, 3, 4, 1, 3]], sequence_length=6)
     assert aligned.words_cut == 2                                   # "the", "dog" of sentence 2 did not fit
     predicted = np.where(aligned.labels < 0, 0, aligned.labels)     # right on first pieces, 0 elsewhere
     hits = word_hits(predicted, aligned)
@@ -155,7 +155,7 @@ def test_predict_by_length_equals_one_full_width_pass_in_the_rows_order():
     from word2bert.models.bert import (BertBackbone, BertClassifier, BertQuestionAnswerer, BertTokenTagger,
                                 predict_by_length)
     keras.utils.set_random_seed(0)
-    backbone = BertBackbone(vocab_size=60, num_layers=1, hidden_dim=16, num_heads=2, intermediate_dim=32, dropout=0.0)
+    backbone = BertBackbone(vocabulary_size=60, num_layers=1, hidden_dim=16, num_heads=2, intermediate_dim=32, dropout=0.0)
     rng = np.random.default_rng(0)
     ids = np.zeros((5, 48), np.int32)
     for r, n in enumerate((5, 40, 17, 33, 16)):

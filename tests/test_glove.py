@@ -20,7 +20,7 @@ from word2bert.models.glove import (GloVe, GloVeLoss, cooccurrence_matrix, coocc
 # ------------------------------------------------------------ co-occurrence
 def test_cooccurrence_toy_sentence_by_hand():
     # sentence "a b c d" = ids 0 1 2 3, window 2, weight 1/d
-    x = cooccurrence_matrix(np.array([0, 1, 2, 3]), vocab_size=4, window_size=2).toarray()
+    x = cooccurrence_matrix(np.array([0, 1, 2, 3]), vocabulary_size=4, window_size=2).toarray()
     expected = np.array([
         [0.0, 1.0, 0.5, 0.0],
         [1.0, 0.0, 1.0, 0.5],
@@ -33,14 +33,14 @@ def test_cooccurrence_toy_sentence_by_hand():
 
 def test_cooccurrence_unweighted_and_repeated_word():
     # "a a b": (a,a) at d=1 counted from both sides -> X[a,a] = 2; (a,b) at d=1 and d=2
-    x = cooccurrence_matrix([0, 0, 1], vocab_size=2, window_size=2, distance_weighting=False).toarray()
+    x = cooccurrence_matrix([0, 0, 1], vocabulary_size=2, window_size=2, distance_weighting=False).toarray()
     np.testing.assert_allclose(x, [[2.0, 2.0], [2.0, 0.0]])
-    xw = cooccurrence_matrix([0, 0, 1], vocab_size=2, window_size=2).toarray()
+    xw = cooccurrence_matrix([0, 0, 1], vocabulary_size=2, window_size=2).toarray()
     np.testing.assert_allclose(xw, [[2.0, 1.5], [1.5, 0.0]])
 
 
-def _brute_force(sentences, vocab_size, window):
-    x = np.zeros((vocab_size, vocab_size))
+def _brute_force(sentences, vocabulary_size, window):
+    x = np.zeros((vocabulary_size, vocabulary_size))
     for s in sentences:
         for t, w in enumerate(s):
             for u in range(max(0, t - window), min(len(s), t + window + 1)):
@@ -52,27 +52,27 @@ def _brute_force(sentences, vocab_size, window):
 def test_cooccurrence_matches_brute_force_and_respects_sentences():
     rng = np.random.default_rng(0)
     sentences = [rng.integers(0, 7, size=n) for n in (1, 5, 12, 3, 9)]
-    x = cooccurrence_matrix(sentences, vocab_size=7, window_size=3).toarray()
+    x = cooccurrence_matrix(sentences, vocabulary_size=7, window_size=3).toarray()
     np.testing.assert_allclose(x, _brute_force(sentences, 7, 3), rtol=1e-12)
     # as one stream, pairs cross the boundaries: more mass
-    stream = cooccurrence_matrix(np.concatenate(sentences), vocab_size=7, window_size=3).toarray()
+    stream = cooccurrence_matrix(np.concatenate(sentences), vocabulary_size=7, window_size=3).toarray()
     np.testing.assert_allclose(stream, _brute_force([np.concatenate(sentences)], 7, 3), rtol=1e-12)
     assert stream.sum() > x.sum()
 
 
 def test_cooccurrence_ignore_ids_keep_positions():
     # "a <unk> b": (a, b) still at distance 2, nothing counted for <unk> (id 2)
-    x = cooccurrence_matrix([0, 2, 1], vocab_size=3, window_size=2, ignore_ids=[2]).toarray()
+    x = cooccurrence_matrix([0, 2, 1], vocabulary_size=3, window_size=2, ignore_ids=[2]).toarray()
     np.testing.assert_allclose(x, [[0, 0.5, 0], [0.5, 0, 0], [0, 0, 0]])
 
 
 def test_cooccurrence_errors():
     with pytest.raises(ValueError, match="window_size"):
-        cooccurrence_matrix([0, 1], vocab_size=2, window_size=0)
-    with pytest.raises(ValueError, match="vocab_size"):
-        cooccurrence_matrix([0, 5], vocab_size=2, window_size=1)
+        cooccurrence_matrix([0, 1], vocabulary_size=2, window_size=0)
+    with pytest.raises(ValueError, match="vocabulary_size"):
+        cooccurrence_matrix([0, 5], vocabulary_size=2, window_size=1)
     with pytest.raises(ValueError, match="1-D"):
-        cooccurrence_matrix(np.zeros((2, 2), dtype=int), vocab_size=2, window_size=1)
+        cooccurrence_matrix(np.zeros((2, 2), dtype=int), vocabulary_size=2, window_size=1)
 
 
 def test_triples_are_the_nonzero_entries():
@@ -112,7 +112,7 @@ def test_zero_counts_contribute_nothing():
 
 # ------------------------------------------------------------------ model
 def test_glove_scores_match_numpy_and_vectors_are_w_plus_w_tilde():
-    model = GloVe(vocab_size=5, embedding_dim=3)
+    model = GloVe(vocabulary_size=5, embedding_dim=3)
     pairs = np.array([[0, 1], [4, 4], [2, 3]], dtype=np.int32)
     scores = keras.ops.convert_to_numpy(model(pairs))
     w, wt, b, bt = (keras.ops.convert_to_numpy(v) for v in (model.w, model.w_tilde, model.b, model.b_tilde))
@@ -123,23 +123,23 @@ def test_glove_scores_match_numpy_and_vectors_are_w_plus_w_tilde():
 
 
 def test_glove_config_and_save_round_trip(tmp_path):
-    model = GloVe(vocab_size=6, embedding_dim=4, init_scale=0.3)
+    model = GloVe(vocabulary_size=6, embedding_dim=4, init_scale=0.3)
     pairs = np.array([[0, 1], [5, 2]], dtype=np.int32)
     before = keras.ops.convert_to_numpy(model(pairs))
     clone = GloVe.from_config(model.get_config())
-    assert (clone.vocab_size, clone.embedding_dim, clone.init_scale) == (6, 4, 0.3)
+    assert (clone.vocabulary_size, clone.embedding_dim, clone.init_scale) == (6, 4, 0.3)
     path = tmp_path / "glove.keras"
     model.save(path)
     loaded = keras.models.load_model(path)
     np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(pairs)), before, rtol=1e-6)
     with pytest.raises(ValueError, match="embedding_dim"):
-        GloVe(vocab_size=3, embedding_dim=0)
+        GloVe(vocabulary_size=3, embedding_dim=0)
 
 
 def test_glove_passes_the_shared_layer_test(tmp_path):
     pairs = np.array([[0, 6], [3, 3], [2, 5]], dtype="int32")
     counts = np.array([3.0, 1.0, 40.0], dtype="float32")
-    out = run_layer_test(GloVe, {"vocab_size": 7, "embedding_dim": 4, "init_scale": 0.5}, [pairs], tmp_path,
+    out = run_layer_test(GloVe, {"vocabulary_size": 7, "embedding_dim": 4, "init_scale": 0.5}, [pairs], tmp_path,
                          expected_output_shape=(3,), expected_num_trainable_weights=4, fit_data=(pairs, counts),
                          compile_kwargs={"optimizer": keras.optimizers.Adagrad(0.5), "loss": GloVeLoss()})
     assert out[0].dtype == np.float32
@@ -154,10 +154,10 @@ def test_glove_loss_config_round_trip():
 def test_training_decreases_loss_monotonically():
     rng = np.random.default_rng(0)
     sentences = [rng.zipf(1.6, size=30) % 40 for _ in range(60)]
-    x = cooccurrence_matrix(sentences, vocab_size=40, window_size=3)
+    x = cooccurrence_matrix(sentences, vocabulary_size=40, window_size=3)
     pairs, counts = cooccurrence_triples(x)
     keras.utils.set_random_seed(0)
-    model = GloVe(vocab_size=40, embedding_dim=8)
+    model = GloVe(vocabulary_size=40, embedding_dim=8)
     model.compile(keras.optimizers.Adagrad(0.05, initial_accumulator_value=1.0), GloVeLoss())
     # one full batch per epoch: the reported loss is J of eq. 8 before each update
     history = model.fit(pairs, counts, batch_size=len(pairs), epochs=8, shuffle=False, verbose=0)

@@ -64,7 +64,7 @@ VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "##s", "sat
 def _pretrainer():
     keras.utils.set_random_seed(3)
     model = BertPretrainer(BertBackbone(len(VOCAB), num_layers=1, hidden_dim=16, num_heads=2, intermediate_dim=32,
-                                        max_len=16, dropout=0.1))
+                                        max_sequence_length=16, dropout=0.1))
     model.build()
     return model
 
@@ -99,8 +99,8 @@ def test_pseudo_log_likelihood_refuses_what_it_cannot_score():
         pseudo_log_likelihood(model, tokenizer, "the cat")
     with pytest.raises(ValueError, match="sentence 1 has 0 pieces"):
         pseudo_log_likelihood(model, tokenizer, ["the cat", ""])
-    with pytest.raises(ValueError, match="sentence 0 has 7 pieces; it needs 1 to max_len - 2 = 6"):
-        pseudo_log_likelihood(model, tokenizer, ["the dog sat the cats ran"], max_len=8)
+    with pytest.raises(ValueError, match="sentence 0 has 7 pieces; it needs 1 to sequence_length - 2 = 6"):
+        pseudo_log_likelihood(model, tokenizer, ["the dog sat the cats ran"], sequence_length=8)
     with pytest.raises(ValueError, match="lacks"):
         pseudo_log_likelihood(model, _no_mask_tokenizer(), ["the cat"])
 

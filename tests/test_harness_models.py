@@ -35,7 +35,7 @@ def _pretraining_batch(rng, batch=3, length=10, predictions=3):
 
 
 def _backbone(**kwargs):
-    return BertBackbone(VOCAB, num_layers=1, hidden_dim=WIDTH, num_heads=2, intermediate_dim=32, max_len=12,
+    return BertBackbone(VOCAB, num_layers=1, hidden_dim=WIDTH, num_heads=2, intermediate_dim=32, max_sequence_length=12,
                         dropout=0.1, **kwargs)
 
 
@@ -67,7 +67,7 @@ def test_tied_masked_lm_head_through_harness(tmp_path):
     hidden = rng.normal(size=(2, 6, WIDTH)).astype("float32")
     positions = np.array([[1, 4, 0], [5, 2, 2]], np.int32)
     # the embedding's table 1 (tracked through the head), transform 2, LayerNorm 2, output bias 1
-    out = run_layer_test(MaskedLMHead, {"vocab_size": VOCAB, "token_embedding": _token_embedding(),
+    out = run_layer_test(MaskedLMHead, {"vocabulary_size": VOCAB, "token_embedding": _token_embedding(),
                                         "activation": "relu", "layer_norm_epsilon": 1e-6}, [hidden, positions],
                          tmp_path, expected_output_shape=(2, 3, VOCAB), expected_num_trainable_weights=6,
                          not_in_config=("token_embedding",), float32_outputs=True, cross_backend=False)[0]
@@ -80,8 +80,8 @@ def test_decoder_only_transformer_through_harness(tmp_path):
     targets = np.concatenate([ids[:, 1:], np.zeros((3, 1), np.int32)], axis=1)
     # learned token + position tables 2; per block: self-attention 8, FFN 4, 2 LayerNorms 4 -> 2 x 16;
     # pre-LN final LayerNorm 2; the tied output's bias 1 -> 37
-    run_layer_test(DecoderOnlyTransformer, {"vocab_size": VOCAB, "num_layers": 2, "d_model": WIDTH, "num_heads": 2,
-                                            "intermediate_dim": 32, "dropout": 0.1, "max_len": 8,
+    run_layer_test(DecoderOnlyTransformer, {"vocabulary_size": VOCAB, "num_layers": 2, "hidden_dim": WIDTH, "num_heads": 2,
+                                            "intermediate_dim": 32, "dropout": 0.1, "max_sequence_length": 8,
                                             "activation": "relu", "layer_norm_epsilon": 1e-6}, [ids], tmp_path,
                    expected_output_shape=(3, 6, VOCAB), expected_num_trainable_weights=37,
                    fit_data=(ids, targets),
@@ -165,7 +165,7 @@ def test_harness_catches_a_weight_not_in_the_variable_dtype(tmp_path):
 
 def test_harness_catches_a_layer_argument_missing_from_the_config(tmp_path):
     with pytest.raises(AssertionError, match=r"lacks \['token_embedding'\]"):
-        run_layer_test(MaskedLMHead, {"vocab_size": VOCAB, "token_embedding": _token_embedding()},
+        run_layer_test(MaskedLMHead, {"vocabulary_size": VOCAB, "token_embedding": _token_embedding()},
                        [np.zeros((2, 4, WIDTH), "float32"), np.zeros((2, 1), np.int32)], tmp_path,
                        mixed_precision=False, cross_backend=False)
 
@@ -175,17 +175,17 @@ class _ForgetfulTiedLM(keras.Model):
     """An embedding and a head tied to it, whose config keeps the head as a nested layer: from_config
     deserializes the head without its embedding, so the rebuilt model is untied (the bug to catch)."""
 
-    def __init__(self, vocab_size, width, head=None, **kwargs):
+    def __init__(self, vocabulary_size, width, head=None, **kwargs):
         super().__init__(**kwargs)
-        self.vocab_size, self.width = vocab_size, width
-        self.embedding = ReversibleEmbedding(vocab_size, width, name="embedding")
-        self.head = head or MaskedLMHead(vocab_size, token_embedding=self.embedding, name="head")
+        self.vocabulary_size, self.width = vocabulary_size, width
+        self.embedding = ReversibleEmbedding(vocabulary_size, width, name="embedding")
+        self.head = head or MaskedLMHead(vocabulary_size, token_embedding=self.embedding, name="head")
 
     def call(self, ids):
         return self.head(self.embedding(ids), keras.ops.zeros((keras.ops.shape(ids)[0], 1), "int32"))
 
     def get_config(self):
-        return {**super().get_config(), "vocab_size": self.vocab_size, "width": self.width,
+        return {**super().get_config(), "vocabulary_size": self.vocabulary_size, "width": self.width,
                 "head": keras.saving.serialize_keras_object(self.head)}
 
     @classmethod
@@ -196,7 +196,7 @@ class _ForgetfulTiedLM(keras.Model):
 def test_harness_catches_a_tied_head_rebuilt_without_its_embedding(tmp_path):
     ids = np.array([[3, 4, 5], [6, 7, 0]], np.int32)
     with pytest.raises(AssertionError, match=r"from_config\(get_config\(\)\) builds other weights"):
-        run_layer_test(_ForgetfulTiedLM, {"vocab_size": 9, "width": 4}, [ids], tmp_path, mixed_precision=False,
+        run_layer_test(_ForgetfulTiedLM, {"vocabulary_size": 9, "width": 4}, [ids], tmp_path, mixed_precision=False,
                        cross_backend=False)
 
 
@@ -206,23 +206,23 @@ def _cases():
     src, dec = np.array([[3, 4, 5, 0], [6, 2, 0, 0]], np.int32), np.array([[1, 4, 5], [1, 3, 0]], np.int32)
     hidden, target = rng.normal(size=(4, 5)).astype("float32"), np.array([1, 5, 7, 11], np.int32)
     ids = np.array([[4, 9, 17, 2], [5, 49, 0, 0]], np.int32)
-    small = {"num_layers": 1, "d_model": 8, "num_heads": 2, "intermediate_dim": 12, "max_len": 6}
+    small = {"num_layers": 1, "hidden_dim": 8, "num_heads": 2, "intermediate_dim": 12, "max_sequence_length": 6}
     return {
-        "word2bert>Seq2Seq": (Seq2Seq, {"src_vocab_size": 10, "tgt_vocab_size": 7, "embedding_dim": 4, "units": 6},
+        "word2bert>Seq2Seq": (Seq2Seq, {"source_vocabulary_size": 10, "target_vocabulary_size": 7, "embedding_dim": 4, "hidden_dim": 6},
                               [(src, dec)]),
-        "word2bert>SkipGram": (SkipGram, {"vocab_size": 12, "embedding_dim": 4, "output": "negative", "counts": COUNTS,
+        "word2bert>SkipGram": (SkipGram, {"vocabulary_size": 12, "embedding_dim": 4, "output": "negative", "counts": COUNTS,
                                           "num_negatives": 2, "seed": 0},
                                [(target, target[::-1].copy(), rng.integers(0, 12, (4, 2)).astype(np.int32))]),
-        "word2bert>CBOW": (CBOW, {"vocab_size": 12, "embedding_dim": 4, "output": "hierarchical",
+        "word2bert>CBOW": (CBOW, {"vocabulary_size": 12, "embedding_dim": 4, "output": "hierarchical",
                                   "counts": [0.0] + COUNTS[1:], "pad_id": 0},
                            [(rng.integers(1, 12, (4, 3)).astype(np.int32), target)]),
-        "word2bert>MaskedLMHead": (MaskedLMHead, {"vocab_size": 11}, [rng.normal(size=(2, 6, 8)).astype("float32"),
+        "word2bert>MaskedLMHead": (MaskedLMHead, {"vocabulary_size": 11}, [rng.normal(size=(2, 6, 8)).astype("float32"),
                                                                       np.array([[1, 4], [5, 2]], np.int32)]),
         "word2bert>NextSentenceHead": (NextSentenceHead, {}, [rng.normal(size=(3, 8)).astype("float32")]),
-        "word2bert>Transformer": (Transformer, {"src_vocab_size": 10, "tgt_vocab_size": 7, **small}, [(src, dec)]),
-        "word2bert>DecoderOnlyTransformer": (DecoderOnlyTransformer, {"vocab_size": VOCAB, **small}, [ids]),
-        "word2bert>GloVe": (GloVe, {"vocab_size": 7, "embedding_dim": 4}, [np.array([[0, 6], [3, 3]], np.int32)]),
-        "word2bert>SoftmaxOutput": (SoftmaxOutput, {"vocab_size": 12}, [hidden, target]),
+        "word2bert>Transformer": (Transformer, {"source_vocabulary_size": 10, "target_vocabulary_size": 7, **small}, [(src, dec)]),
+        "word2bert>DecoderOnlyTransformer": (DecoderOnlyTransformer, {"vocabulary_size": VOCAB, **small}, [ids]),
+        "word2bert>GloVe": (GloVe, {"vocabulary_size": 7, "embedding_dim": 4}, [np.array([[0, 6], [3, 3]], np.int32)]),
+        "word2bert>SoftmaxOutput": (SoftmaxOutput, {"vocabulary_size": 12}, [hidden, target]),
         "word2bert>HierarchicalSoftmax": (HierarchicalSoftmax, {"counts": COUNTS}, [hidden, target]),
         "word2bert>NegativeSampling": (NegativeSampling, {"counts": COUNTS, "num_negatives": 3, "seed": 0},
                                        [hidden, target, rng.integers(0, 12, (4, 3)).astype(np.int32)]),

@@ -123,7 +123,7 @@ def test_tiny_checkpoint_equals_keras_hub(tiny_folder):
     assert seq <= 1e-5 and pooled <= 1e-5, (seq, pooled)
     # the option matters: the exact GELU the config names gives another output than keras-hub's approximation
     assert max(_max_diffs(exact(batch), expected, batch)) > 1e-5
-    assert tokenizer.vocab_size == TINY["vocab_size"] and tokenizer.tokenize("The Café, 北京!") == [
+    assert tokenizer.vocabulary_size == TINY["vocab_size"] and tokenizer.tokenize("The Café, 北京!") == [
         "the", "caf", "##e", ",", "北", "京", "!"]
 
 
@@ -298,7 +298,7 @@ def _real_sentences():
 
 
 def _encode(tokenizer, texts, max_len):
-    rows = [tokenizer.encode_pair(t, max_len=max_len) for t in texts]
+    rows = [tokenizer.encode_pair(t, sequence_length=max_len) for t in texts]
     return {k: np.stack([r[k] for r in rows]).astype("int32") for k in rows[0]}
 
 

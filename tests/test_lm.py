@@ -78,8 +78,8 @@ def test_nnlm_has_bengios_parameter_count():
 
 def test_stateful_lstm_lm_carries_state_like_one_long_sequence():
     V, B = 20, 2
-    stateful = lm.build_lstm_lm(V, batch_size=B, seq_len=4, hidden_dim=8, num_layers=2)
-    full = lm.build_lstm_lm(V, batch_size=None, seq_len=8, hidden_dim=8, num_layers=2, stateful=False)
+    stateful = lm.build_lstm_lm(V, batch_size=B, sequence_length=4, hidden_dim=8, num_layers=2)
+    full = lm.build_lstm_lm(V, batch_size=None, sequence_length=8, hidden_dim=8, num_layers=2, stateful=False)
     full.set_weights(stateful.get_weights())
     x = np.random.randint(0, V, (B, 8)).astype("int32")
     np_ = keras.ops.convert_to_numpy
@@ -106,7 +106,7 @@ def test_zaremba_sgd_makes_the_papers_update():
 
 
 def test_sample_is_reproducible_and_validates():
-    model = lm.build_lstm_lm(15, batch_size=1, seq_len=1, hidden_dim=8, num_layers=1)
+    model = lm.build_lstm_lm(15, batch_size=1, sequence_length=1, hidden_dim=8, num_layers=1)
     a = lm.sample(model, [1, 2], num_tokens=6, seed=3)
     b = lm.sample(model, [1, 2], num_tokens=6, seed=3)
     assert a == b and len(a) == 6 and all(0 <= t < 15 for t in a)
@@ -114,7 +114,7 @@ def test_sample_is_reproducible_and_validates():
         lm.sample(model, [], 3)
     with pytest.raises(ValueError, match="temperature"):
         lm.sample(model, [1], 3, temperature=0)
-    big = lm.build_lstm_lm(15, batch_size=2, seq_len=1, hidden_dim=8, num_layers=1)
+    big = lm.build_lstm_lm(15, batch_size=2, sequence_length=1, hidden_dim=8, num_layers=1)
     with pytest.raises(ValueError, match="batch_size=1"):
         lm.sample(big, [1], 3)
 
@@ -135,7 +135,7 @@ def test_nnlm_saves_and_keeps_float32_logits(tmp_path):
 
 
 @pytest.mark.parametrize("ids, B, T, match", [
-    (np.arange(100), 0, 5, "batch_size and seq_len"), (np.arange(100), 2, -1, "batch_size and seq_len"),
+    (np.arange(100), 0, 5, "batch_size and sequence_length"), (np.arange(100), 2, -1, "batch_size and sequence_length"),
     (np.arange(100).reshape(10, 10), 2, 2, "1-D integer"), (np.linspace(0, 1, 100), 2, 2, "1-D integer"),
 ])
 def test_batchify_rejects_bad_sizes_and_arrays(ids, B, T, match):
@@ -145,8 +145,8 @@ def test_batchify_rejects_bad_sizes_and_arrays(ids, B, T, match):
 
 def test_next_token_probs_equal_the_full_models_last_step():
     keras.utils.set_random_seed(0)
-    full = lm.build_lstm_lm(12, batch_size=1, seq_len=None, hidden_dim=6, num_layers=2, stateful=True)
-    twin = lm.build_lstm_lm(12, batch_size=1, seq_len=1, hidden_dim=6, num_layers=2)
+    full = lm.build_lstm_lm(12, batch_size=1, sequence_length=None, hidden_dim=6, num_layers=2, stateful=True)
+    twin = lm.build_lstm_lm(12, batch_size=1, sequence_length=1, hidden_dim=6, num_layers=2)
     twin.set_weights(full.get_weights())
     history = [3, 7, 1, 4]
     logits = keras.ops.convert_to_numpy(full(np.array([history], "int32")))[0, -1].astype(np.float64)

@@ -30,7 +30,7 @@ def _layers(seed=0, shape=(2, 5, 8), n=3):
 def _backbone(seed=0, sharp=True):
     """A small encoder; ``sharp``: query/key kernels of std 0.5, so that attention is far from uniform."""
     keras.utils.set_random_seed(seed)
-    backbone = BertBackbone(vocab_size=50, num_layers=2, hidden_dim=16, num_heads=2, intermediate_dim=32,
+    backbone = BertBackbone(vocabulary_size=50, num_layers=2, hidden_dim=16, num_heads=2, intermediate_dim=32,
                             dropout=0.0)
     backbone.build()
     if sharp:
@@ -223,7 +223,7 @@ def test_layer_features_refuses_bad_arguments():
         layer_features(backbone, {**x, "padding_mask": x["padding_mask"][:2]}, pooling="cls")
     with pytest.raises(ValueError, match="batch_size must be >= 1"):
         layer_features(backbone, x, pooling="cls", batch_size=0)
-    with pytest.raises(ValueError, match="BertBackbone or a model with a layer_states method"):
+    with pytest.raises(ValueError, match="BertBackbone or a model with a hidden_states method"):
         layer_features(keras.Sequential([keras.layers.Dense(2)]), x, pooling="cls")
 
 

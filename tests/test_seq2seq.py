@@ -27,17 +27,17 @@ def test_tokenize_and_detokenize():
 def test_encode_pairs_by_hand():
     src = Vocabulary([["ich", "bin", "müde"]])
     tgt = Vocabulary([["i", "am", "tired"]], specials=SPECIALS)
-    x, d_in, d_out = encode_pairs([(["ich", "bin"], ["i", "am", "tired"])], src, tgt, max_len=5)
+    x, d_in, d_out = encode_pairs([(["ich", "bin"], ["i", "am", "tired"])], src, tgt, sequence_length=5)
     s, e = tgt.token_to_id("<s>"), tgt.token_to_id("</s>")
     ids = [tgt.token_to_id(w) for w in ["i", "am", "tired"]]
     assert x.tolist() == [[src.token_to_id("ich"), src.token_to_id("bin")]]
     assert d_in.tolist() == [[s, *ids]] and d_out.tolist() == [[*ids, e]]
     with pytest.raises(ValueError, match="tgt_vocab"):
-        encode_pairs([(["ich"], ["i"])], src, src, max_len=5)
+        encode_pairs([(["ich"], ["i"])], src, src, sequence_length=5)
 
 
 def test_group_references():
-    sources, refs = group_references([("A b c.", "X y."), ("A b c.", "Z!"), ("D e f g.", "W.")], max_len=4)
+    sources, refs = group_references([("A b c.", "X y."), ("A b c.", "Z!"), ("D e f g.", "W.")], sequence_length=4)
     assert sources == ["A b c."] and refs == [["x y.", "z!"]]
 
 
@@ -46,7 +46,7 @@ def test_group_references():
 @pytest.mark.slow
 def test_step_function_matches_teacher_forced_model(attention, scale, bidirectional):
     rng = np.random.default_rng(0)
-    m = Seq2Seq(20, 15, embedding_dim=8, units=12, attention=attention, attention_scale=scale,
+    m = Seq2Seq(20, 15, embedding_dim=8, hidden_dim=12, attention=attention, attention_scale=scale,
                 bidirectional=bidirectional)
     if attention:
         assert m.attn.scale is scale
@@ -77,7 +77,7 @@ def test_step_function_matches_teacher_forced_model(attention, scale, bidirectio
 
 def test_without_attention_the_source_summary_enters_every_decoder_step():
     """Cho et al. (2014): c is an input of every step, not only the initial state."""
-    m = Seq2Seq(20, 15, embedding_dim=8, units=12, attention=None)
+    m = Seq2Seq(20, 15, embedding_dim=8, hidden_dim=12, attention=None)
     assert m.decoder_gru.cell.kernel.shape == (8 + 12, 3 * 12)
     dec_in = ops.convert_to_tensor(np.array([[1, 2, 3, 4, 5, 6]], "int32"))
     zero = ops.zeros((1, 12))
@@ -89,7 +89,7 @@ def test_without_attention_the_source_summary_enters_every_decoder_step():
 
 
 def test_bidirectional_encoder_reads_both_ways():
-    m = Seq2Seq(20, 15, embedding_dim=8, units=12, attention="general", bidirectional=True)
+    m = Seq2Seq(20, 15, embedding_dim=8, hidden_dim=12, attention="general", bidirectional=True)
     src = np.array([[3, 4, 5, 6, 0]], "int32")
     state = m.encode(src)
     assert state["memory"].shape == (1, 5, 12) and state["h"].shape == (1, 12)
@@ -99,8 +99,8 @@ def test_bidirectional_encoder_reads_both_ways():
     first = m.encode(changed)["memory"][0, 0]
     assert np.abs(first[6:] - state["memory"][0, 0, 6:]).max() > 1e-5
     np.testing.assert_allclose(first[:6], state["memory"][0, 0, :6], atol=1e-6)
-    with pytest.raises(ValueError, match="units must be even"):
-        Seq2Seq(20, 15, units=11, bidirectional=True)
+    with pytest.raises(ValueError, match="hidden_dim must be even"):
+        Seq2Seq(20, 15, hidden_dim=11, bidirectional=True)
 
 
 def test_length_batches_cover_every_pair_once_and_trim_padding():
@@ -144,7 +144,7 @@ def test_seq2seq_passes_the_shared_layer_test(attention, tmp_path):
     dec_in = rng.integers(1, 15, size=(3, 4)).astype("int32")
     target = rng.integers(1, 15, size=(3, 4)).astype("int32")
     # embeddings 2 + GRUs (2 or 3) x 3 + combine 2 + logits 2 (+ general's W_a)
-    run_layer_test(Seq2Seq, {"src_vocab_size": 20, "tgt_vocab_size": 15, "embedding_dim": 8, "units": 12,
+    run_layer_test(Seq2Seq, {"source_vocabulary_size": 20, "target_vocabulary_size": 15, "embedding_dim": 8, "hidden_dim": 12,
                              "attention": attention, "dropout": 0.1, "attention_scale": True,
                              "bidirectional": attention is not None, "combine_activation": "tanh" if attention else None},
                    [(src, dec_in)], tmp_path, expected_output_shape=(3, 4, 15),
@@ -155,10 +155,10 @@ def test_seq2seq_passes_the_shared_layer_test(attention, tmp_path):
 
 
 def test_seq2seq_fits_directly_and_attention_weights_need_attention():
-    m = Seq2Seq(10, 9, embedding_dim=4, units=6, attention=None)
+    m = Seq2Seq(10, 9, embedding_dim=4, hidden_dim=6, attention=None)
     with pytest.raises(ValueError, match="no attention"):
         m.attention_weights(np.ones((1, 3), "int32"), np.ones((1, 2), "int32"))
-    a = Seq2Seq(10, 9, embedding_dim=4, units=6, attention="dot")
+    a = Seq2Seq(10, 9, embedding_dim=4, hidden_dim=6, attention="dot")
     w = a.attention_weights(np.array([[3, 4, 0]], "int32"), np.array([[1, 2]], "int32"))
     assert w.shape == (1, 2, 3) and np.all(w[..., 2] == 0) and np.allclose(w.sum(-1), 1.0, atol=1e-6)
 
@@ -171,7 +171,7 @@ def _toy_splits():
 
 
 def test_prepare_translation_caps_lengths_groups_references_and_encodes():
-    data = prepare_translation(_toy_splits(), max_len=5, src_vocab_size=50, tgt_vocab_size=50)
+    data = prepare_translation(_toy_splits(), sequence_length=5, source_vocabulary_size=50, target_vocabulary_size=50)
     assert len(data.train_pairs) == 16 and all(len(s) <= 5 for s, _ in data.train_pairs)  # the long pair is cut
     assert data.test_sources == ["ich bin müde.", "du bist hier."]
     assert data.test_refs == [["i am tired.", "i'm tired."], ["you are here."]]
@@ -189,9 +189,9 @@ def test_prepare_translation_caps_lengths_groups_references_and_encodes():
 
 @pytest.mark.slow
 def test_train_and_evaluate_translation_pipeline():
-    data = prepare_translation(_toy_splits(), max_len=5, src_vocab_size=50, tgt_vocab_size=50, min_count=1)
+    data = prepare_translation(_toy_splits(), sequence_length=5, source_vocabulary_size=50, target_vocabulary_size=50, min_count=1)
     keras.utils.set_random_seed(0)
-    model = Seq2Seq(len(data.src_vocab), len(data.tgt_vocab), embedding_dim=8, units=16, attention="dot")
+    model = Seq2Seq(len(data.src_vocab), len(data.tgt_vocab), embedding_dim=8, hidden_dim=16, attention="dot")
     history, seconds = train_seq2seq(model, data, epochs=40, patience=40, learning_rate=0.02, batch_size=8, verbose=0)
     assert history["loss"][-1] < 0.5 * history["loss"][0] and seconds > 0
     result = evaluate_translation(model, data)
@@ -214,7 +214,7 @@ def test_pipeline_mistakes_are_clear_errors():
     with pytest.raises(ValueError, match="room for words"):
         prepare_translation(_toy_splits(), 5, 2, 20, min_count=1)
     data = prepare_translation(_toy_splits(), 5, 50, 50, min_count=1)
-    with pytest.raises(ValueError, match="src_vocab_size is 5"):
+    with pytest.raises(ValueError, match="source_vocabulary_size is 5"):
         train_seq2seq(Seq2Seq(5, 5, 8, 8), data, epochs=1, patience=1, learning_rate=0.01, batch_size=8)
 
 
@@ -234,18 +234,18 @@ def test_length_batches_fit_when_the_first_batches_share_a_width():
             assert batches[0][0][0].shape[1] != batches[1][0][0].shape[1], (seed, epoch)
             assert batches[0][0][1].shape[1] != batches[1][0][1].shape[1], (seed, epoch)
             batches.on_epoch_end()
-    model = Seq2Seq(10, 10, embedding_dim=4, units=6)
+    model = Seq2Seq(10, 10, embedding_dim=4, hidden_dim=6)
     model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0))
     model.fit(batches, epochs=2, verbose=0)
 
 
 @pytest.mark.slow
 def test_a_checkpointed_training_learns_and_resumes_after_an_interruption_to_the_same_weights(tmp_path):
-    data = prepare_translation(_toy_splits(), max_len=5, src_vocab_size=50, tgt_vocab_size=50, min_count=1)
+    data = prepare_translation(_toy_splits(), sequence_length=5, source_vocabulary_size=50, target_vocabulary_size=50, min_count=1)
     weights, histories = [], []
     for folder, stop_at in ((None, None), (tmp_path / "whole", None), (tmp_path / "cut", 3)):
         keras.utils.set_random_seed(0)
-        model = Seq2Seq(len(data.src_vocab), len(data.tgt_vocab), embedding_dim=8, units=16, attention="dot",
+        model = Seq2Seq(len(data.src_vocab), len(data.tgt_vocab), embedding_dim=8, hidden_dim=16, attention="dot",
                         dropout=0.2)
         args = dict(epochs=6, patience=2, learning_rate=0.02, batch_size=8, verbose=0, seed=4, checkpoint_dir=folder)
         if stop_at is not None:
@@ -253,7 +253,7 @@ def test_a_checkpointed_training_learns_and_resumes_after_an_interruption_to_the
                 train_seq2seq(model, data, callbacks=[RaiseAt(stop_at)], **args)
             assert last_finished_epoch(folder) == 3                  # three epochs saved, the fourth never began
             keras.utils.set_random_seed(0)
-            model = Seq2Seq(len(data.src_vocab), len(data.tgt_vocab), embedding_dim=8, units=16, attention="dot",
+            model = Seq2Seq(len(data.src_vocab), len(data.tgt_vocab), embedding_dim=8, hidden_dim=16, attention="dot",
                             dropout=0.2)
         history, seconds = train_seq2seq(model, data, **args)
         assert seconds > 0 and len(history["loss"]) == 6

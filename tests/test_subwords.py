@@ -51,28 +51,28 @@ def test_wordpiece_by_hand():
 def test_encode_pair_format_and_truncation():
     tok = WordPieceTokenizer(HAND_VOCAB)
     ids = {t: i for i, t in enumerate(HAND_VOCAB)}
-    out = tok.encode_pair("my dog is cute", "he likes playing", max_len=14)
+    out = tok.encode_pair("my dog is cute", "he likes playing", sequence_length=14)
     expected = ["[CLS]", "my", "dog", "is", "cute", "[SEP]", "he", "likes", "play", "##ing", "[SEP]"]
     assert out["token_ids"].tolist() == [ids[t] for t in expected] + [0, 0, 0]
     assert out["segment_ids"].tolist() == [0] * 6 + [1] * 5 + [0] * 3
     assert out["padding_mask"].tolist() == [True] * 11 + [False] * 3
     assert out["token_ids"].dtype == np.int32 and out["padding_mask"].dtype == bool
     # 4 + 4 tokens into 8 - 3 = 5 places: the longer side (then b on ties) loses its last tokens
-    cut = tok.decode(tok.encode_pair("my dog is cute", "he likes playing", max_len=8)["token_ids"])
+    cut = tok.decode(tok.encode_pair("my dog is cute", "he likes playing", sequence_length=8)["token_ids"])
     assert cut == ["[CLS]", "my", "dog", "is", "[SEP]", "he", "likes", "[SEP]"]
-    cut = tok.decode(tok.encode_pair("my dog is cute cute cute", "he", max_len=7)["token_ids"])
+    cut = tok.decode(tok.encode_pair("my dog is cute cute cute", "he", sequence_length=7)["token_ids"])
     assert cut == ["[CLS]", "my", "dog", "is", "[SEP]", "he", "[SEP]"]  # only the long side shrinks
-    assert tok.decode(tok.encode_pair("my dog", "he", max_len=3)["token_ids"]) == ["[CLS]", "[SEP]", "[SEP]"]
-    single = tok.encode_pair("my dog", max_len=5)
+    assert tok.decode(tok.encode_pair("my dog", "he", sequence_length=3)["token_ids"]) == ["[CLS]", "[SEP]", "[SEP]"]
+    single = tok.encode_pair("my dog", sequence_length=5)
     assert tok.decode(single["token_ids"]) == ["[CLS]", "my", "dog", "[SEP]", "[PAD]"]
     assert single["segment_ids"].tolist() == [0] * 5
     with pytest.raises(ValueError, match="needs at least 3"):
-        tok.encode_pair("my", "dog", max_len=2)
-    typed = tok.encode_pair("my [PAD] dog", "he", max_len=8)  # a [PAD] in the text is a real position
+        tok.encode_pair("my", "dog", sequence_length=2)
+    typed = tok.encode_pair("my [PAD] dog", "he", sequence_length=8)  # a [PAD] in the text is a real position
     assert typed["token_ids"].tolist()[:3] == [ids["[CLS]"], ids["my"], 0]
     assert typed["padding_mask"].tolist() == [True] * 7 + [False]
     with pytest.raises(ValueError, match="has none"):
-        WordPieceTokenizer(HAND_VOCAB[1:], pad_token=None).encode_pair("my", max_len=4)
+        WordPieceTokenizer(HAND_VOCAB[1:], pad_token=None).encode_pair("my", sequence_length=4)
 
 
 def test_normalisation_cases():
@@ -205,7 +205,7 @@ def test_bpe_toy_example_by_hand():
     assert tok.tokenize("lowest") == ["low", f"est{END_OF_WORD}"]
     assert tok.tokenize("widest") == ["w", "i", f"dest{END_OF_WORD}"]
     assert tok.tokenize("lowz") == ["low", "<unk>", END_OF_WORD]  # a character never seen
-    assert tok.vocab_size == 4 + 10 + 1 + 10
+    assert tok.vocabulary_size == 4 + 10 + 1 + 10
 
 
 def test_bpe_applies_the_lowest_ranked_merge_first_not_the_leftmost():
@@ -284,8 +284,8 @@ def test_bpe_tokenizer_replays_merges_in_order():
         return symbols
 
     assert all(tok.split_word(w) == replay(w) for w in words[:400])
-    assert tok.vocab_size == 1200
-    assert all(0 <= i < tok.vocab_size for i in tok.encode(" ".join(words)))
+    assert tok.vocabulary_size == 1200
+    assert all(0 <= i < tok.vocabulary_size for i in tok.encode(" ".join(words)))
 
 
 @pytest.mark.slow
@@ -294,7 +294,7 @@ def test_vocabulary_files_round_trip_and_corruption(tmp_path):
     path = tmp_path / "vocab.txt"
     tok.save(path)
     lines = path.read_text(encoding="utf-8").split("\n")
-    assert lines[:5] == SPECIALS and lines[-1] == "" and len(lines) == tok.vocab_size + 1
+    assert lines[:5] == SPECIALS and lines[-1] == "" and len(lines) == tok.vocabulary_size + 1
     again = WordPieceTokenizer.load(path)
     text = wiki_texts()[1][0]
     assert again.vocabulary == tok.vocabulary and again.encode(text) == tok.encode(text)
@@ -333,7 +333,7 @@ def test_tf_data_pipeline_pads_ragged_batches():
 
     tok = wiki_wordpiece()
     texts = wiki_texts()[1][:10]
-    ds = tf.data.Dataset.from_tensor_slices(texts).batch(4).map(tok.tf_encode(max_len=16))
+    ds = tf.data.Dataset.from_tensor_slices(texts).batch(4).map(tok.tf_encode(sequence_length=16))
     batches = [b.numpy() for b in ds]
     assert [b.shape[0] for b in batches] == [4, 4, 2] and all(b.shape[1] <= 16 for b in batches)
     rows = np.concatenate([np.pad(b, ((0, 0), (0, 16 - b.shape[1]))) for b in batches])

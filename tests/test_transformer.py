@@ -13,7 +13,7 @@ from keras import ops
 
 from layer_checks import run_layer_test, to_numpy
 from word2bert.layers import (MultiHeadAttention, PositionEmbedding, SinusoidalPositionEncoding,
-                              TokenAndPositionEmbedding, TransformerDecoderBlock, TransformerEncoderBlock,
+                              TokenAndPositionEmbedding, TransformerDecoder, TransformerEncoder,
                               masked_softmax, scaled_dot_product_attention)
 from word2bert.metrics import MaskedAccuracy
 from word2bert.models.transformer import (DecoderOnlyTransformer, MaskedCrossEntropy, Transformer, TransformerSchedule,
@@ -123,7 +123,7 @@ def test_multi_head_causal_mask_output_at_i_ignores_positions_after_i(dropout):
 def test_decoder_block_is_causal(dropout):
     rng = np.random.default_rng(3)
     dec, enc = _normal(rng, 2, 5, 8), _normal(rng, 2, 4, 8)
-    block = TransformerDecoderBlock(16, 2, dropout=dropout)
+    block = TransformerDecoder(16, 2, dropout=dropout)
     i = 1
     dec2 = dec.copy()
     dec2[:, i + 1:] += 5.0
@@ -141,10 +141,10 @@ def test_models_are_causal():
     i = 1
     tgt2 = tgt.copy()
     tgt2[:, i + 1:] = [[8, 8, 8], [3, 0, 4]]
-    for model, inputs in ((Transformer(10, 9, num_layers=1, d_model=8, num_heads=2, intermediate_dim=16,
-                                       max_len=6), lambda t: (src, t)),
-                          (DecoderOnlyTransformer(9, num_layers=1, d_model=8, num_heads=2, intermediate_dim=16,
-                                                  max_len=6), lambda t: t)):
+    for model, inputs in ((Transformer(10, 9, num_layers=1, hidden_dim=8, num_heads=2, intermediate_dim=16,
+                                       max_sequence_length=6), lambda t: (src, t)),
+                          (DecoderOnlyTransformer(9, num_layers=1, hidden_dim=8, num_heads=2, intermediate_dim=16,
+                                                  max_sequence_length=6), lambda t: t)):
         la, lb = to_numpy(model(inputs(tgt))), to_numpy(model(inputs(tgt2)))
         np.testing.assert_allclose(lb[:, :i + 1], la[:, :i + 1], atol=1e-5)
         assert not np.allclose(lb[:, i + 1:], la[:, i + 1:])
@@ -155,7 +155,7 @@ def test_padding_mask_survives_embedding_and_encoder_block():
     ids = np.array([[5, 3, 7, 0, 0], [2, 0, 0, 0, 0], [4, 6, 1, 8, 9]], np.int32)
     mask = ids != 0
     emb = TokenAndPositionEmbedding(10, 6, 8)
-    block = TransformerEncoderBlock(16, 2, dropout=0.0)
+    block = TransformerEncoder(16, 2, dropout=0.0)
     inp = keras.Input((None,), dtype="int32")
     hidden = block(emb(inp))
     pooled = keras.layers.GlobalAveragePooling1D()(hidden)    # averages over unmasked positions only
@@ -177,7 +177,7 @@ def test_encoder_block_non_pad_outputs_ignore_pad_vectors(batch):
     rng = np.random.default_rng(4)
     x = _normal(rng, batch, 5, 8)
     mask = np.array([[1, 1, 1, 0, 0], [1, 0, 0, 0, 0], [1, 1, 1, 1, 1]], bool)[:batch]
-    block = TransformerEncoderBlock(16, 2, dropout=0.1)
+    block = TransformerEncoder(16, 2, dropout=0.1)
     out, w = block(x, mask=mask, return_attention_scores=True)
     out, w = to_numpy(out), to_numpy(w)
     assert out.shape == (batch, 5, 8) and w.shape == (batch, 2, 5, 5)
@@ -196,7 +196,7 @@ def test_decoder_block_ignores_source_and_target_padding(batch):
     dec, enc = _normal(rng, batch, T, 8), _normal(rng, batch, S, 8)
     dec_mask = np.array([[1, 0, 1, 1], [1, 1, 1, 0], [1, 1, 1, 1]], bool)[:batch]   # a hole mid-sentence
     enc_mask = np.array([[1, 1, 1, 0, 0, 0], [1, 1, 1, 1, 1, 1], [1, 1, 0, 0, 0, 0]], bool)[:batch]
-    block = TransformerDecoderBlock(16, 2, dropout=0.1)
+    block = TransformerDecoder(16, 2, dropout=0.1)
     out, scores = block(dec, enc, decoder_sequence_mask=dec_mask, encoder_sequence_mask=enc_mask,
                         return_attention_scores=True)
     out, self_w, cross_w = to_numpy(out), to_numpy(scores["self"]), to_numpy(scores["cross"])
@@ -214,7 +214,7 @@ def test_decoder_block_ignores_source_and_target_padding(batch):
 
 
 def test_transformer_ignores_source_padding_and_its_scores_show_it():
-    model = Transformer(12, 9, num_layers=2, d_model=8, num_heads=2, intermediate_dim=16, dropout=0.1, max_len=8)
+    model = Transformer(12, 9, num_layers=2, hidden_dim=8, num_heads=2, intermediate_dim=16, dropout=0.1, max_sequence_length=8)
     src = np.array([[3, 4, 5, 0, 0], [6, 2, 7, 9, 11]], np.int32)
     tgt = np.array([[1, 4, 7, 3], [1, 5, 6, 0]], np.int32)
     logits = to_numpy(model((src, tgt)))
@@ -241,7 +241,7 @@ def test_mixed_precision_with_a_fully_padded_row(policy, restore_policy):
     def build():
         xi, mi = keras.Input((5, 8)), keras.Input((5,), dtype="bool")
         a = MultiHeadAttention(2, 4, name="mha")(xi, xi, query_mask=mi, value_mask=mi)
-        h = TransformerEncoderBlock(16, 2, dropout=0.0, name="encoder")(a, mask=mi)
+        h = TransformerEncoder(16, 2, dropout=0.0, name="encoder")(a, mask=mi)
         return keras.Model([xi, mi], [a, h])
 
     reference = build()
@@ -281,7 +281,7 @@ def test_fully_masked_query_row_gives_zeros_not_nan():
 # ---------------------------------------------------------------------- 4. positions
 def test_sinusoidal_encoding_by_hand():
     d = 8
-    pe = to_numpy(SinusoidalPositionEncoding(max_len=20)(np.zeros((2, 12, d), np.float32)))
+    pe = to_numpy(SinusoidalPositionEncoding(max_sequence_length=20)(np.zeros((2, 12, d), np.float32)))
     assert pe.shape == (2, 12, d)
     np.testing.assert_allclose(pe[0, 0], [0, 1, 0, 1, 0, 1, 0, 1], atol=1e-7)
     freq = 1.0 / 10000.0 ** (np.arange(0, d, 2) / d)             # 1, 0.1, 0.01, 0.001
@@ -291,7 +291,7 @@ def test_sinusoidal_encoding_by_hand():
     np.testing.assert_allclose(pe[0, :, 0::2] ** 2 + pe[0, :, 1::2] ** 2, 1.0, atol=1e-6)
     np.testing.assert_array_equal(pe[1], pe[0])
     # one step at start_index t equals row t of the full table
-    layer = SinusoidalPositionEncoding(max_len=20, max_wavelength=100.0)
+    layer = SinusoidalPositionEncoding(max_sequence_length=20, max_wavelength=100.0)
     table = to_numpy(layer(np.zeros((1, 20, d), np.float32)))
     for t in (0, 5, 19):
         step = to_numpy(layer(np.zeros((3, 1, d), np.float32), start_index=t))
@@ -302,7 +302,7 @@ def test_sinusoidal_encoding_by_hand():
 @pytest.mark.parametrize("start_index", [0, 7])
 def test_sinusoidal_encoding_equals_keras_hub(start_index):
     x = np.zeros((2, 9, 16), np.float32)
-    ours = to_numpy(SinusoidalPositionEncoding(max_len=32)(x, start_index=start_index))
+    ours = to_numpy(SinusoidalPositionEncoding(max_sequence_length=32)(x, start_index=start_index))
     ref = to_numpy(keras_hub.layers.SinePositionEncoding()(x, start_index=start_index))
     np.testing.assert_allclose(ours, ref, atol=1e-5)
 
@@ -316,7 +316,7 @@ def test_too_long_sequences_raise_with_both_numbers():
         SinusoidalPositionEncoding(9)(np.zeros((1, 3, 4), np.float32), start_index=10)
     with pytest.raises(ValueError, match=r"(?s)(11.*\b7\b)|(\b7\b.*11)"):
         TokenAndPositionEmbedding(20, 7, 4)(np.ones((1, 11), np.int32))
-    model = Transformer(10, 10, num_layers=1, d_model=4, num_heads=2, intermediate_dim=8, max_len=7)
+    model = Transformer(10, 10, num_layers=1, hidden_dim=4, num_heads=2, intermediate_dim=8, max_sequence_length=7)
     with pytest.raises(ValueError, match=r"(?s)(11.*\b7\b)|(\b7\b.*11)"):
         model((np.ones((1, 11), np.int32), np.ones((1, 3), np.int32)))
 
@@ -422,7 +422,7 @@ def test_encoder_block_equals_keras_hub(normalize_first):
     x = _normal(rng, 3, 5, 8)
     mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 1, 0, 0, 0]], bool)
     ref = keras_hub.layers.TransformerEncoder(16, 2, dropout=0.0, normalize_first=normalize_first)
-    ours = TransformerEncoderBlock(16, 2, dropout=0.0, normalize_first=normalize_first)
+    ours = TransformerEncoder(16, 2, dropout=0.0, normalize_first=normalize_first)
     ref(x)
     ours(x)
     _randomize(ref, rng)
@@ -441,7 +441,7 @@ def test_decoder_block_equals_keras_hub(normalize_first):
     dec_mask = np.array([[1, 1, 1, 0], [1, 1, 1, 1], [1, 1, 0, 0]], bool)
     enc_mask = np.array([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1], [1, 1, 0, 0, 0, 0]], bool)
     ref = keras_hub.layers.TransformerDecoder(16, 2, dropout=0.0, normalize_first=normalize_first)
-    ours = TransformerDecoderBlock(16, 2, dropout=0.0, normalize_first=normalize_first)
+    ours = TransformerDecoder(16, 2, dropout=0.0, normalize_first=normalize_first)
     ref(dec, enc)
     ours(dec, enc)
     _randomize(ref, rng)
@@ -456,7 +456,7 @@ def _random_weights(model, rng):
     """Random weights under which decoded sequences vary: untrained (and plain N(0, 0.5)) tiny
     models emit one token over and over, which would make cached == uncached a weak check.
     Kernels N(0, 1/fan_in), queries and keys 3x sharper, token rows of unit size after the
-    sqrt(d_model) scaling, learned positions N(0, 1), LayerNorm 1 + N(0, 0.1), biases N(0, 0.1)."""
+    sqrt(hidden_dim) scaling, learned positions N(0, 1), LayerNorm 1 + N(0, 0.1), biases N(0, 0.1)."""
     values = []
     for w in model.weights:
         shape, path = tuple(w.shape), w.path
@@ -475,15 +475,15 @@ def _random_weights(model, rng):
 
 
 def _tiny_transformer(seed=9):
-    model = Transformer(13, 11, num_layers=2, d_model=8, num_heads=2, intermediate_dim=16, dropout=0.1, max_len=10,
+    model = Transformer(13, 11, num_layers=2, hidden_dim=8, num_heads=2, intermediate_dim=16, dropout=0.1, max_sequence_length=10,
                         position="learned")
     model((np.ones((1, 3), np.int32), np.ones((1, 2), np.int32)))
     return _random_weights(model, np.random.default_rng(seed))
 
 
 def _tiny_lm(seed=3):
-    model = DecoderOnlyTransformer(11, num_layers=2, d_model=8, num_heads=2, intermediate_dim=16, dropout=0.1,
-                                   max_len=10, tie_embeddings=False)
+    model = DecoderOnlyTransformer(11, num_layers=2, hidden_dim=8, num_heads=2, intermediate_dim=16, dropout=0.1,
+                                   max_sequence_length=10, tie_embeddings=False)
     model(np.ones((1, 2), np.int32))
     return _random_weights(model, np.random.default_rng(seed))
 
@@ -518,26 +518,26 @@ def test_cached_step_log_probs_equal_uncached_and_teacher_forcing():
 def test_cached_decoding_equals_uncached_token_for_token(beam_width):
     model = _tiny_transformer()
     src = np.array([[3, 4, 5, 6, 0], [12, 11, 10, 9, 8]], np.int32)
-    cached = model.translate(src, bos_id=1, eos_id=2, max_len=6, beam_width=beam_width)
-    assert cached == model.translate(src, bos_id=1, eos_id=2, max_len=6, beam_width=beam_width, use_cache=False)
+    cached = model.translate(src, bos_id=1, eos_id=2, max_length=6, beam_width=beam_width)
+    assert cached == model.translate(src, bos_id=1, eos_id=2, max_length=6, beam_width=beam_width, use_cache=False)
     _assert_varied(cached)
     lm = _tiny_lm()
-    cached = lm.generate(1, start_id=1, end_id=2, max_len=6, beam_width=beam_width)
-    assert cached == lm.generate(1, start_id=1, end_id=2, max_len=6, beam_width=beam_width, use_cache=False)
+    cached = lm.generate(1, start_id=1, end_id=2, max_length=6, beam_width=beam_width)
+    assert cached == lm.generate(1, start_id=1, end_id=2, max_length=6, beam_width=beam_width, use_cache=False)
     _assert_varied(cached)
 
 
 # ---------------------------------------------------------------------- 7. training
 def test_transformer_schedule_equals_the_formula_and_peaks_at_warmup():
     d, w = 64, 50
-    schedule = TransformerSchedule(d_model=d, warmup_steps=w)
+    schedule = TransformerSchedule(hidden_dim=d, warmup_steps=w)
     for s in (1, 2, 10, 49, 50, 51, 200, 5000):       # the paper's step s is Keras's step s - 1
         expected = d ** -0.5 * min(s ** -0.5, s * w ** -1.5)
         np.testing.assert_allclose(float(to_numpy(schedule(s - 1))), expected, rtol=1e-5)
     rates = to_numpy(schedule(np.arange(0, 3 * w)))
     assert int(np.argmax(rates)) + 1 == w
     np.testing.assert_allclose(rates.max(), (d * w) ** -0.5, rtol=1e-5)
-    scaled = TransformerSchedule(d_model=d, warmup_steps=w, scale=2.5)
+    scaled = TransformerSchedule(hidden_dim=d, warmup_steps=w, scale=2.5)
     np.testing.assert_allclose(float(to_numpy(scaled(99))), 2.5 * d ** -0.5 * 100 ** -0.5, rtol=1e-5)
     assert TransformerSchedule.from_config(scaled.get_config()).get_config() == scaled.get_config()
     optimizer = keras.optimizers.Adam(schedule)
@@ -605,12 +605,12 @@ def test_multi_head_attention_passes_the_shared_layer_test(tmp_path):
 
 def test_position_layers_pass_the_shared_layer_test(tmp_path):
     x = _normal(np.random.default_rng(15), 2, 5, 6)
-    run_layer_test(SinusoidalPositionEncoding, {"max_len": 8, "max_wavelength": 500.0}, [x], tmp_path,
+    run_layer_test(SinusoidalPositionEncoding, {"max_sequence_length": 8, "max_wavelength": 500.0}, [x], tmp_path,
                    expected_output_shape=(2, 5, 6), expected_num_trainable_weights=0, cross_backend=False)
-    run_layer_test(PositionEmbedding, {"max_len": 8}, [x], tmp_path, expected_output_shape=(2, 5, 6),
+    run_layer_test(PositionEmbedding, {"max_sequence_length": 8}, [x], tmp_path, expected_output_shape=(2, 5, 6),
                    expected_num_trainable_weights=1, cross_backend=False)
     ids = np.array([[4, 2, 0, 0, 0], [1, 5, 3, 6, 7]], np.int32)
-    run_layer_test(TokenAndPositionEmbedding, {"vocab_size": 8, "max_len": 6, "embedding_dim": 4,
+    run_layer_test(TokenAndPositionEmbedding, {"vocabulary_size": 8, "max_sequence_length": 6, "embedding_dim": 4,
                                                "position": "learned", "scale_embeddings": False}, [ids], tmp_path,
                    expected_output_shape=(2, 5, 4), expected_num_trainable_weights=2,
                    expected_output_mask=ids != 0, cross_backend=False)
@@ -621,12 +621,12 @@ def test_blocks_pass_the_shared_layer_test(tmp_path):
     rng = np.random.default_rng(16)
     dec, enc = _normal(rng, 3, 4, 8), _normal(rng, 3, 5, 8)
     mask = np.array([[1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 0, 0]], bool)
-    run_layer_test(TransformerEncoderBlock, {"intermediate_dim": 12, "num_heads": 2, "dropout": 0.1,
+    run_layer_test(TransformerEncoder, {"intermediate_dim": 12, "num_heads": 2, "dropout": 0.1,
                                              "activation": "gelu", "normalize_first": True,
                                              "layer_norm_epsilon": 1e-6}, [dec], tmp_path,
                    expected_output_shape=(3, 4, 8), expected_num_trainable_weights=16, input_mask=mask,
                    expected_output_mask=mask, mixed_precision=False, cross_backend=False)
-    run_layer_test(TransformerDecoderBlock, {"intermediate_dim": 12, "num_heads": 2, "dropout": 0.1}, [dec, enc],
+    run_layer_test(TransformerDecoder, {"intermediate_dim": 12, "num_heads": 2, "dropout": 0.1}, [dec, enc],
                    tmp_path, expected_output_shape=(3, 4, 8), expected_num_trainable_weights=26, input_mask=mask,
                    expected_output_mask=mask, cross_backend=False)
 
@@ -642,8 +642,8 @@ def test_transformer_passes_the_shared_layer_test_and_loads_trained(tmp_path):
     target = np.array([[4, 5, 2], [3, 2, 0], [2, 6, 2]], np.int32)
     # learned positions: 2 token + 2 position tables; encoder 16, decoder 26; pre-LN: encoder and final
     # norms 4; tied output: a bias 1
-    run_layer_test(Transformer, {"src_vocab_size": 10, "tgt_vocab_size": 7, "num_layers": 1, "d_model": 8,
-                                 "num_heads": 2, "intermediate_dim": 12, "dropout": 0.1, "max_len": 6,
+    run_layer_test(Transformer, {"source_vocabulary_size": 10, "target_vocabulary_size": 7, "num_layers": 1, "hidden_dim": 8,
+                                 "num_heads": 2, "intermediate_dim": 12, "dropout": 0.1, "max_sequence_length": 6,
                                  "position": "learned", "normalize_first": True},
                    [(src, dec_in)], tmp_path, expected_output_shape=(3, 3, 7), expected_num_trainable_weights=51,
                    fit_data=((src, dec_in), target),
@@ -663,13 +663,13 @@ def _kernels_and_biases(block):
     return kernels, biases
 
 
-@pytest.mark.parametrize("cls", [TransformerEncoderBlock, TransformerDecoderBlock])
+@pytest.mark.parametrize("cls", [TransformerEncoder, TransformerDecoder])
 def test_blocks_give_their_initializers_to_every_attention_and_ffn_weight(cls):
     block = cls(24, 2, kernel_initializer=keras.initializers.Constant(0.25), bias_initializer="ones")
-    args = (np.ones((1, 3, 8), "float32"),) + ((np.ones((1, 2, 8), "float32"),) if cls is TransformerDecoderBlock else ())
+    args = (np.ones((1, 3, 8), "float32"),) + ((np.ones((1, 2, 8), "float32"),) if cls is TransformerDecoder else ())
     block(*args)
     kernels, biases = _kernels_and_biases(block)
-    expected_kernels = 4 * (2 if cls is TransformerDecoderBlock else 1) + 2       # q, k, v, o per attention; FFN 2
+    expected_kernels = 4 * (2 if cls is TransformerDecoder else 1) + 2       # q, k, v, o per attention; FFN 2
     assert len(kernels) == expected_kernels and len(biases) == expected_kernels
     assert all(np.all(k == 0.25) for k in kernels) and all(np.all(b == 1.0) for b in biases)
     config = block.get_config()
@@ -681,7 +681,7 @@ def test_blocks_give_their_initializers_to_every_attention_and_ffn_weight(cls):
 
 
 def test_each_weight_of_a_block_gets_its_own_draw():
-    block = TransformerEncoderBlock(32, 2, kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02))
+    block = TransformerEncoder(32, 2, kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02))
     block(np.ones((1, 3, 16), "float32"))
     kernels, _ = _kernels_and_biases(block)
     flat = [k.ravel()[:16] for k in kernels]
@@ -758,7 +758,7 @@ def test_cached_attention_keeps_the_value_mask_over_the_cache_slots():
 
 def test_decoder_block_refuses_inputs_it_would_ignore():
     x, enc = np.ones((1, 3, 8), "float32"), np.ones((1, 2, 8), "float32")
-    decoder_only = TransformerDecoderBlock(16, 2, cross_attention=False)
+    decoder_only = TransformerDecoder(16, 2, cross_attention=False)
     decoder_only(x)
     with pytest.raises(ValueError, match="cross_attention=False"):
         decoder_only(x, enc)
@@ -774,14 +774,14 @@ def _layer_norm(x, eps):
     return (x - mean) / np.sqrt(var + eps)
 
 
-@pytest.mark.parametrize("cls", [TransformerEncoderBlock, TransformerDecoderBlock])
+@pytest.mark.parametrize("cls", [TransformerEncoder, TransformerDecoder])
 @pytest.mark.parametrize("normalize_first", [False, True])
 def test_block_in_training_with_silent_sublayers_is_the_residual_path(cls, normalize_first):
     # every sublayer's output kernel and bias zero: with dropout on, what is left is the residual path
     # alone, x (pre-LN) or LN(...LN(x)) (post-LN, one LayerNorm per sublayer); dropout must touch nothing else
     rng = np.random.default_rng(7)
     x = _normal(rng, 2, 4, 8)
-    args = (x,) + ((_normal(rng, 2, 3, 8),) if cls is TransformerDecoderBlock else ())
+    args = (x,) + ((_normal(rng, 2, 3, 8),) if cls is TransformerDecoder else ())
     block = cls(16, 2, dropout=0.5, normalize_first=normalize_first, layer_norm_epsilon=1e-3)
     block(*args)
     for w in block.weights:
@@ -790,7 +790,7 @@ def test_block_in_training_with_silent_sublayers_is_the_residual_path(cls, norma
     got = to_numpy(block(*args, training=True))
     expected = x
     if not normalize_first:
-        for _ in range(3 if cls is TransformerDecoderBlock else 2):
+        for _ in range(3 if cls is TransformerDecoder else 2):
             expected = _layer_norm(expected, 1e-3)
     np.testing.assert_allclose(got, expected, atol=1e-5)
 
@@ -820,7 +820,7 @@ def test_reversible_embedding_embeds_ids_and_returns_logits_with_the_same_matrix
 
 
 def test_tied_transformer_logits_use_the_target_table():
-    model = DecoderOnlyTransformer(30, num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, max_len=6, dropout=0.0)
+    model = DecoderOnlyTransformer(30, num_layers=1, hidden_dim=8, num_heads=2, intermediate_dim=16, max_sequence_length=6, dropout=0.0)
     model.build()
     x = np.random.default_rng(9).normal(size=(1, 3, 8)).astype("float32")
     table = to_numpy(model.target_embedding.token_embedding.embeddings)
@@ -831,7 +831,7 @@ def test_tied_transformer_logits_use_the_target_table():
 def test_shared_embeddings_use_one_table_for_source_target_and_output(tmp_path):
     """Three-way tying (section 3.4): one table fewer than two tied models, the source lookup, the
     target lookup and the output logits read that one table, and it survives save/load."""
-    kw = dict(num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, max_len=6, dropout=0.0)
+    kw = dict(num_layers=1, hidden_dim=8, num_heads=2, intermediate_dim=16, max_sequence_length=6, dropout=0.0)
     keras.utils.set_random_seed(0)
     shared = Transformer(20, 20, share_embeddings=True, **kw)
     shared.build()
@@ -854,13 +854,13 @@ def test_shared_embeddings_use_one_table_for_source_target_and_output(tmp_path):
 
 
 def test_warmup_inverse_sqrt_peaks_where_asked_and_decays_as_one_over_sqrt_step():
-    schedule = warmup_inverse_sqrt(2e-3, 40, d_model=256)
+    schedule = warmup_inverse_sqrt(2e-3, 40, hidden_dim=256)
     rates = to_numpy(schedule(np.arange(0, 400)))
     assert int(np.argmax(rates)) + 1 == 40
     np.testing.assert_allclose(rates.max(), 2e-3, rtol=1e-5)
     np.testing.assert_allclose(rates[19], 2e-3 * 20 / 40, rtol=1e-5)             # linear warm-up
     np.testing.assert_allclose(rates[159], 2e-3 * (40 / 160) ** 0.5, rtol=1e-5)  # then 1/sqrt(step)
-    np.testing.assert_allclose(to_numpy(warmup_inverse_sqrt(2e-3, 40, d_model=8)(np.arange(400))), rates, rtol=1e-5)
+    np.testing.assert_allclose(to_numpy(warmup_inverse_sqrt(2e-3, 40, hidden_dim=8)(np.arange(400))), rates, rtol=1e-5)
     for bad in ((0.0, 10), (1e-3, 0)):
         with pytest.raises(ValueError, match="peak must be > 0"):
             warmup_inverse_sqrt(*bad)

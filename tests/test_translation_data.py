@@ -46,13 +46,13 @@ def test_teacher_forcing_arrays_by_hand():
 def test_encode_pairs_refuses_a_pair_over_the_cap_instead_of_cutting_it():
     src = Vocabulary([["ich", "bin", "müde"]])
     tgt = Vocabulary([["i", "am", "tired"]], specials=SPECIALS)
-    x, d_in, d_out = encode_pairs([(["ich"], ["i"]), (["ich", "bin"], ["i", "am"])], src, tgt, max_len=2)
+    x, d_in, d_out = encode_pairs([(["ich"], ["i"]), (["ich", "bin"], ["i", "am"])], src, tgt, sequence_length=2)
     assert x.shape == (2, 2) and d_in.shape == d_out.shape == (2, 3)
     assert d_in[:, 0].tolist() == [tgt.token_to_id("<s>")] * 2 and d_out[1, 2] == tgt.token_to_id("</s>")
     with pytest.raises(ValueError, match=r"pairs\[1\] has 3 source and 1 target tokens"):
-        encode_pairs([(["ich"], ["i"]), (["ich", "bin", "müde"], ["i"])], src, tgt, max_len=2)
+        encode_pairs([(["ich"], ["i"]), (["ich", "bin", "müde"], ["i"])], src, tgt, sequence_length=2)
     with pytest.raises(ValueError, match=r"pairs\[0\] has 1 source and 0 target"):
-        encode_pairs([(["ich"], [])], src, tgt, max_len=2)
+        encode_pairs([(["ich"], [])], src, tgt, sequence_length=2)
 
 
 def _wordpiece(words):
@@ -67,7 +67,7 @@ def test_encode_translation_pairs_keeps_room_for_the_start_and_end_pieces():
              ("uno", "one two three ."),               # target of 4 pieces: no room for [CLS] / [SEP]
              ("uno dos tres . uno", "one"),            # source of 5 pieces
              ("dos", "two")]
-    x, d_in, d_out, kept = encode_translation_pairs(pairs, es, en, max_len=4)
+    x, d_in, d_out, kept = encode_translation_pairs(pairs, es, en, sequence_length=4)
     assert kept.tolist() == [0, 3] and x.shape == d_in.shape == d_out.shape == (2, 4)
     one, two, three = (en.token_to_id(w) for w in ("one", "two", "three"))
     assert x[0].tolist() == [es.token_to_id(w) for w in ("uno", "dos", "tres", ".")]
@@ -75,8 +75,8 @@ def test_encode_translation_pairs_keeps_room_for_the_start_and_end_pieces():
     assert d_out.tolist() == [[one, two, three, sep], [two, sep, 0, 0]]
     assert encode_sources(["uno dos tres . uno", ""], es, 4).tolist() == [x[0].tolist(), [es.token_to_id("[UNK]"),
                                                                                           0, 0, 0]]
-    with pytest.raises(ValueError, match="max_len must be >= 2"):
-        encode_translation_pairs(pairs, es, en, max_len=1)
+    with pytest.raises(ValueError, match="sequence_length must be >= 2"):
+        encode_translation_pairs(pairs, es, en, sequence_length=1)
 
 
 class _SpoilAndRecord(keras.callbacks.Callback):
@@ -108,7 +108,7 @@ def test_train_transformer_keeps_the_best_epoch_and_reports_the_token_share():
     # validation: Keras cuts it into batches of 32 and 8 rows; the last 8 have 1-token targets, the others 7
     valid = _random_arrays(rng, 40, 8, 12, [7] * 32 + [1] * 8)
     keras.utils.set_random_seed(0)
-    model = Transformer(12, 12, num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, dropout=0.0, max_len=8)
+    model = Transformer(12, 12, num_layers=1, hidden_dim=8, num_heads=2, intermediate_dim=16, dropout=0.0, max_sequence_length=8)
     record = _SpoilAndRecord(spoil=1)
     history, _ = train_transformer(model, train, valid, epochs=3, batch_size=16, warmup_steps=2, verbose=0,
                                    callbacks=[record])
@@ -135,11 +135,11 @@ def test_train_transformer_keeps_the_best_epoch_and_reports_the_token_share():
 def test_train_transformer_uses_the_learning_rate_it_is_given():
     rng = np.random.default_rng(1)
     train = _random_arrays(rng, 32, 6, 10, rng.integers(1, 6, 32))
-    model = Transformer(10, 10, num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, dropout=0.0, max_len=6)
+    model = Transformer(10, 10, num_layers=1, hidden_dim=8, num_heads=2, intermediate_dim=16, dropout=0.0, max_sequence_length=6)
     train_transformer(model, train, train, epochs=1, batch_size=16, warmup_steps=2, verbose=0, learning_rate=3e-4)
     assert float(to_numpy(model.optimizer.learning_rate)) == pytest.approx(3e-4)
-    schedule = warmup_inverse_sqrt(5e-3, 4, d_model=8)
-    model = Transformer(10, 10, num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, dropout=0.0, max_len=6)
+    schedule = warmup_inverse_sqrt(5e-3, 4, hidden_dim=8)
+    model = Transformer(10, 10, num_layers=1, hidden_dim=8, num_heads=2, intermediate_dim=16, dropout=0.0, max_sequence_length=6)
     train_transformer(model, train, train, epochs=1, batch_size=16, warmup_steps=100, verbose=0,
                       learning_rate=schedule)
     assert model.optimizer.learning_rate is not None and model.optimizer._learning_rate is schedule
@@ -156,7 +156,7 @@ def test_train_transformer_with_a_checkpoint_resumes_to_the_weights_of_an_uninte
 
     def model():
         keras.utils.set_random_seed(0)           # dropout 0.2: its random-number state must come back too
-        return Transformer(12, 12, num_layers=1, d_model=8, num_heads=2, intermediate_dim=16, dropout=0.2, max_len=8)
+        return Transformer(12, 12, num_layers=1, hidden_dim=8, num_heads=2, intermediate_dim=16, dropout=0.2, max_sequence_length=8)
 
     args = dict(epochs=4, batch_size=16, warmup_steps=2, verbose=0, seed=3)
     whole = model()

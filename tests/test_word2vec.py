@@ -332,7 +332,7 @@ def test_train_word2vec_rejects_ids_outside_the_vocabulary():
     sid = np.repeat(np.arange(4), 10).astype("int32")
     model = w2v.SkipGram(10, 4, "negative", counts=np.bincount(ids, minlength=10), seed=0)
     for bad in (np.where(ids == 3, 12, ids), np.where(ids == 3, -3, ids)):
-        with pytest.raises(ValueError, match=r"ids must lie in \[0, vocab_size=10\)"):
+        with pytest.raises(ValueError, match=r"ids must lie in \[0, vocabulary_size=10\)"):
             w2v.train_word2vec(model, bad, sid, epochs=1, sample=0)
     with pytest.raises(ValueError, match="1-D integer"):
         w2v.train_word2vec(model, ids.astype("float32"), sid, epochs=1)
@@ -347,7 +347,7 @@ _COUNTS = [float(c) for c in np.arange(12, 0, -1)]
 
 
 @pytest.mark.parametrize("cls, kwargs, n_args", [
-    (w2v.SoftmaxOutput, {"vocab_size": 12}, 2),
+    (w2v.SoftmaxOutput, {"vocabulary_size": 12}, 2),
     (w2v.HierarchicalSoftmax, {"counts": _COUNTS}, 2),
     (w2v.NegativeSampling, {"counts": _COUNTS, "num_negatives": 3, "power": 0.75, "seed": 0}, 3),
 ])
@@ -367,7 +367,7 @@ def test_models_pass_the_shared_layer_test(cls, output, tmp_path):
     else:
         ctx = rng.integers(1, 12, (8, 4)).astype("int32"); ctx[:, 3] = 0
         x = (ctx, rng.integers(1, 12, 8).astype("int32"))
-    kwargs = {"vocab_size": 12, "embedding_dim": 6, "output": output, "counts": _COUNTS, "num_negatives": 3, "seed": 0}
+    kwargs = {"vocabulary_size": 12, "embedding_dim": 6, "output": output, "counts": _COUNTS, "num_negatives": 3, "seed": 0}
     if cls is w2v.CBOW:  # id 0 is CBOW's padding: no word may have it
         kwargs.update(counts=[0.0] + _COUNTS[1:], pad_id=0)
     run_layer_test(cls, kwargs, [x], tmp_path, expected_output_shape=(8,), expected_num_trainable_weights=2,

@@ -5,7 +5,7 @@ All three only see a *step function*::
     step_fn(state, last_tokens) -> (log_probs, new_state)
 
 ``last_tokens`` is an int32 array ``(batch,)`` (the previous output token of every row),
-``log_probs`` a float array ``(batch, vocab_size)`` of log p(next token | prefix), and
+``log_probs`` a float array ``(batch, vocabulary_size)`` of log p(next token | prefix), and
 ``state`` any nest (dict / tuple / list) of arrays whose first axis is the batch. Beam
 search reorders and repeats rows of the state, so every array in it must have that
 leading batch axis (an RNN's hidden state, the encoder outputs and source mask, a
@@ -40,18 +40,18 @@ def _take(state, index):
     return np.take(np.asarray(state), index, axis=0)
 
 
-def _check(batch_size: int, max_len: int):
+def _check(batch_size: int, max_length: int):
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    if max_len < 1:
-        raise ValueError(f"max_len must be >= 1, got {max_len}")
+    if max_length < 1:
+        raise ValueError(f"max_length must be >= 1, got {max_length}")
 
 
 def _checked_log_probs(log_probs, rows: int, end_id: int) -> np.ndarray:
     """The step function's output as float64 ``(rows, V)``; a clear error when it is not."""
     log_probs = np.asarray(log_probs, dtype=np.float64)
     if log_probs.ndim != 2 or log_probs.shape[0] != rows:
-        raise ValueError(f"step_fn must return log_probs of shape ({rows}, vocab_size), got {log_probs.shape}")
+        raise ValueError(f"step_fn must return log_probs of shape ({rows}, vocabulary_size), got {log_probs.shape}")
     if not 0 <= end_id < log_probs.shape[1]:
         raise ValueError(f"end_id {end_id} is outside the vocabulary of {log_probs.shape[1]} tokens")
     if np.isnan(log_probs).any():
@@ -59,7 +59,7 @@ def _checked_log_probs(log_probs, rows: int, end_id: int) -> np.ndarray:
     return log_probs
 
 
-def greedy_search(step_fn, state, batch_size: int, start_id: int, end_id: int, max_len: int) -> list[list[int]]:
+def greedy_search(step_fn, state, batch_size: int, start_id: int, end_id: int, max_length: int) -> list[list[int]]:
     """Decode by taking the most probable token at every step.
 
     Args:
@@ -68,20 +68,20 @@ def greedy_search(step_fn, state, batch_size: int, start_id: int, end_id: int, m
         batch_size: number of sequences decoded in parallel.
         start_id: token fed at the first step.
         end_id: the stop token; a row stops when it emits it.
-        max_len: length cap: at most this many tokens per row (the end token included).
+        max_length: length cap: at most this many tokens per row (the end token included).
 
     Returns:
         list of ``batch_size`` lists of int token ids, without the start and end tokens.
 
     Raises:
-        ValueError: ``batch_size`` or ``max_len`` < 1; ``step_fn`` returning log-probs
+        ValueError: ``batch_size`` or ``max_length`` < 1; ``step_fn`` returning log-probs
             that are not ``(batch_size, V)`` or contain NaN; ``end_id`` outside ``V``.
     """
-    _check(batch_size, max_len)
+    _check(batch_size, max_length)
     tokens = np.full((batch_size,), start_id, dtype=np.int32)
     done = np.zeros((batch_size,), dtype=bool)
     outputs: list[list[int]] = [[] for _ in range(batch_size)]
-    for _ in range(max_len):
+    for _ in range(max_length):
         log_probs, state = step_fn(state, tokens)
         tokens = _checked_log_probs(log_probs, batch_size, end_id).argmax(axis=-1).astype(np.int32)
         if _record(tokens, done, outputs, end_id):
@@ -99,7 +99,7 @@ def _record(tokens, done, outputs, end_id) -> bool:
     return bool(done.all())
 
 
-def sample_search(step_fn, state, batch_size: int, start_id: int, end_id: int | None, max_len: int,
+def sample_search(step_fn, state, batch_size: int, start_id: int, end_id: int | None, max_length: int,
                   temperature: float = 1.0, seed: int = 0, top_k: int | None = None) -> list[list[int]]:
     """Decode by drawing every token from the model's distribution, sharpened by a temperature, cut to the top k.
 
@@ -112,8 +112,8 @@ def sample_search(step_fn, state, batch_size: int, start_id: int, end_id: int | 
     Args:
         step_fn, state, batch_size, start_id: as ``greedy_search``.
         end_id: the stop token (a row stops when it draws it), or None to always draw
-            ``max_len`` tokens.
-        max_len: at most this many draws per row (the end token included).
+            ``max_length`` tokens.
+        max_length: at most this many draws per row (the end token included).
         temperature: >= 0 (0: greedy).
         seed: seed of a ``numpy.random.Generator``; the same seed gives the same samples.
         top_k: None (the whole vocabulary) or an int between 1 and the vocabulary size (1: greedy).
@@ -125,7 +125,7 @@ def sample_search(step_fn, state, batch_size: int, start_id: int, end_id: int | 
         ValueError: as ``greedy_search``; ``temperature`` < 0 or not a number; ``top_k`` < 1 or above the
             vocabulary size.
     """
-    _check(batch_size, max_len)
+    _check(batch_size, max_length)
     if not temperature >= 0:
         raise ValueError(f"temperature must be >= 0 (0: greedy), got {temperature}")
     if top_k is not None and (int(top_k) != top_k or top_k < 1):
@@ -134,7 +134,7 @@ def sample_search(step_fn, state, batch_size: int, start_id: int, end_id: int | 
     tokens = np.full((batch_size,), start_id, dtype=np.int32)
     done = np.zeros((batch_size,), dtype=bool)
     outputs: list[list[int]] = [[] for _ in range(batch_size)]
-    for _ in range(max_len):
+    for _ in range(max_length):
         log_probs, state = step_fn(state, tokens)
         z = _checked_log_probs(log_probs, batch_size, 0 if end_id is None else end_id)
         if top_k is not None and top_k > z.shape[1]:
@@ -186,7 +186,7 @@ def beam_search(
     batch_size: int,
     start_id: int,
     end_id: int,
-    max_len: int,
+    max_length: int,
     beam_width: int = 4,
     alpha: float = 0.6,
     return_scores: bool = False,
@@ -198,12 +198,12 @@ def beam_search(
     ``log P / lp`` (see ``length_penalty``) survive. A hypothesis that emits ``end_id`` is
     finished: it is recorded as a candidate and keeps its slot with its score frozen while
     it stays among the best. Decoding stops when every slot of every row is finished or
-    after ``max_len`` steps; the answer is the best candidate by normalised score among
+    after ``max_length`` steps; the answer is the best candidate by normalised score among
     the finished ones and the unfinished ones at the length cap. With ``beam_width=1``
     this is exactly greedy search.
 
     Args:
-        step_fn, state, batch_size, start_id, end_id, max_len: as ``greedy_search``.
+        step_fn, state, batch_size, start_id, end_id, max_length: as ``greedy_search``.
         beam_width: k, hypotheses kept per row (>= 1).
         alpha: length-normalisation exponent (>= 0); 0 ranks by log-probability.
         return_scores: also return the best normalised scores.
@@ -214,13 +214,13 @@ def beam_search(
         ``(batch_size,)``.
 
     Raises:
-        ValueError: ``beam_width`` < 1, ``alpha`` < 0 or NaN, ``batch_size`` or ``max_len``
+        ValueError: ``beam_width`` < 1, ``alpha`` < 0 or NaN, ``batch_size`` or ``max_length``
             < 1; ``step_fn`` returning log-probs that are not ``(batch_size * beam_width, V)``
             or contain NaN; ``end_id`` outside ``V``.
 
     Reference: Sutskever, Vinyals & Le (2014), section 3.2; Wu et al. (2016), section 7.
     """
-    _check(batch_size, max_len)
+    _check(batch_size, max_length)
     if beam_width < 1:
         raise ValueError(f"beam_width must be >= 1, got {beam_width}")
     if not alpha >= 0:
@@ -236,7 +236,7 @@ def beam_search(
     history = np.zeros((batch_size, k, 0), dtype=np.int32)
     best_score = np.full((batch_size,), -np.inf)
     best_seq: list[list[int]] = [[] for _ in range(batch_size)]
-    for _ in range(max_len):
+    for _ in range(max_length):
         log_probs, state = step_fn(state, tokens)
         log_probs = _checked_log_probs(log_probs, batch_size * k, end_id).reshape(batch_size, k, -1)
         vocab = log_probs.shape[-1]

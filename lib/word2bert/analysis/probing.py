@@ -37,31 +37,31 @@ def _check_backbone(backbone):
         raise ValueError(f"backbone must be a BertBackbone, got {type(backbone).__name__}")
 
 
-class _LayerStates(keras.Model):
-    """Calls ``source.layer_states(inputs, training=False)``: a model to run in batches."""
+class _HiddenStates(keras.Model):
+    """Calls ``source.hidden_states(inputs, training=False)``: a model to run in batches."""
 
     def __init__(self, source, **kwargs):
         super().__init__(**kwargs)
         self.source = source
 
     def call(self, inputs):
-        return self.source.layer_states(inputs, training=False)
+        return self.source.hidden_states(inputs, training=False)
 
 
 def _states_model(model) -> tuple:
     """``(run, input_names)``: a function from a batch dict to a frozen model's list of layer vectors, and the input
     arrays it reads. A ``BertBackbone`` goes through ``layer_outputs_model`` in a plain call, not
     ``predict_on_batch``: Keras compiles ``predict_on_batch`` with XLA on TensorFlow once per input shape, and the
-    batches come in several widths. Any other model with a ``layer_states(inputs)`` method (``BidirectionalLM``,
+    batches come in several widths. Any other model with a ``hidden_states(inputs)`` method (``BidirectionalLM``,
     ``DecoderOnlyTransformer``) reads ``token_ids`` and ``padding_mask`` through ``predict_on_batch``: a recurrent
     model run eagerly steps through the positions op by op, about 15x slower than compiled on a CPU."""
     if isinstance(model, BertBackbone):
         outputs = layer_outputs_model(model)
         return (lambda batch: outputs(batch, training=False)), {"token_ids", "segment_ids", "padding_mask"}
-    if not callable(getattr(model, "layer_states", None)):
-        raise ValueError(f"backbone must be a BertBackbone or a model with a layer_states method (BidirectionalLM, "
+    if not callable(getattr(model, "hidden_states", None)):
+        raise ValueError(f"backbone must be a BertBackbone or a model with a hidden_states method (BidirectionalLM, "
                          f"DecoderOnlyTransformer), got {type(model).__name__}")
-    return _LayerStates(model, name=f"{model.name}_layer_states").predict_on_batch, {"token_ids", "padding_mask"}
+    return _HiddenStates(model, name=f"{model.name}_layer_states").predict_on_batch, {"token_ids", "padding_mask"}
 
 
 def layer_outputs_model(backbone: BertBackbone) -> keras.Model:
@@ -106,9 +106,9 @@ def layer_features(backbone, inputs: dict, select=None, pooling: str | None = No
     """Every layer's vectors of a frozen ``backbone`` (dropout off), as float32 NumPy arrays.
 
     Args:
-        backbone: a ``BertBackbone``, or a language model with a ``layer_states(inputs)`` method returning its
+        backbone: a ``BertBackbone``, or a language model with a ``hidden_states(inputs)`` method returning its
             layers' ``(batch, L, width)`` vectors (``BidirectionalLM``: width ``2 * hidden_dim``;
-            ``DecoderOnlyTransformer``: ``d_model``), which reads ``token_ids`` and ``padding_mask`` (its
+            ``DecoderOnlyTransformer``: ``hidden_dim``), which reads ``token_ids`` and ``padding_mask`` (its
             ``segment_ids`` are ignored).
         inputs: a dict of int arrays ``(n, L)``: ``"token_ids"``, optional ``"segment_ids"`` (default 0) and
             ``"padding_mask"`` (default ``token_ids != 0``), as ``encode_texts`` or ``align_first_pieces`` make.
@@ -126,7 +126,7 @@ def layer_features(backbone, inputs: dict, select=None, pooling: str | None = No
         ``BertBackbone``).
 
     Raises:
-        ValueError: neither a ``BertBackbone`` nor a model with ``layer_states``; neither or both of ``select`` and ``pooling``; an unknown pooling;
+        ValueError: neither a ``BertBackbone`` nor a model with ``hidden_states``; neither or both of ``select`` and ``pooling``; an unknown pooling;
             ``select`` or a mask of another shape than ``token_ids``; ``batch_size`` < 1.
     """
     full = _check_inputs(inputs)

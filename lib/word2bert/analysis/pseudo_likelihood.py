@@ -14,7 +14,7 @@ import numpy as np
 from keras import ops
 
 
-def pseudo_log_likelihood(pretrainer, tokenizer, sentences, max_len: int = 128, batch_size: int = 64) -> np.ndarray:
+def pseudo_log_likelihood(pretrainer, tokenizer, sentences, sequence_length: int = 128, batch_size: int = 64) -> np.ndarray:
     """The pseudo-log-likelihood of each sentence under a ``BertPretrainer``'s masked LM (natural log).
 
     Each sentence is read as ``[CLS] pieces [SEP]`` (one segment); for each of its pieces, a copy of the row with
@@ -26,7 +26,7 @@ def pseudo_log_likelihood(pretrainer, tokenizer, sentences, max_len: int = 128, 
         pretrainer: a ``BertPretrainer`` (chapter 09's, from ``load_pretrained``).
         tokenizer: its ``WordPieceTokenizer`` (holding ``[CLS]``, ``[SEP]`` and ``[MASK]``).
         sentences: a non-empty list of strings, each with at least one piece.
-        max_len: the most pieces a row holds, ``[CLS]`` and ``[SEP]`` included; longer sentences raise.
+        sequence_length: the most pieces a row holds, ``[CLS]`` and ``[SEP]`` included; longer sentences raise.
         batch_size: rows per forward pass (>= 1).
 
     Returns:
@@ -34,7 +34,7 @@ def pseudo_log_likelihood(pretrainer, tokenizer, sentences, max_len: int = 128, 
 
     Raises:
         ValueError: ``sentences`` not a non-empty list of strings; a sentence with no piece or longer than
-            ``max_len - 2`` pieces (the message names it); ``batch_size`` < 1; a tokenizer without ``[MASK]``.
+            ``sequence_length - 2`` pieces (the message names it); ``batch_size`` < 1; a tokenizer without ``[MASK]``.
 
     Reference: Salazar et al. (2020), "Masked Language Model Scoring", equation 2.
     """
@@ -51,8 +51,8 @@ def pseudo_log_likelihood(pretrainer, tokenizer, sentences, max_len: int = 128, 
     rows, owners, positions, targets = [], [], [], []
     for k, sentence in enumerate(sentences):
         pieces = tokenizer.encode(sentence)
-        if not pieces or len(pieces) > max_len - 2:
-            raise ValueError(f"sentence {k} has {len(pieces)} pieces; it needs 1 to max_len - 2 = {max_len - 2}: "
+        if not pieces or len(pieces) > sequence_length - 2:
+            raise ValueError(f"sentence {k} has {len(pieces)} pieces; it needs 1 to sequence_length - 2 = {sequence_length - 2}: "
                              f"{sentence!r:.80}")
         ids = [specials["[CLS]"], *pieces, specials["[SEP]"]]
         for i in range(1, len(ids) - 1):

@@ -181,7 +181,7 @@ def backbone_config_from_hf(config: dict, approximate_gelu: bool = False, dropou
         where: the file named in error messages.
 
     Returns:
-        dict: ``vocab_size, num_layers, hidden_dim, num_heads, intermediate_dim, max_len, type_vocab_size,
+        dict: ``vocabulary_size, num_layers, hidden_dim, num_heads, intermediate_dim, max_sequence_length, num_segments,
         dropout, activation, layer_norm_epsilon`` (``normalize_first`` is False: BERT is post-LayerNorm).
 
     Raises:
@@ -213,13 +213,13 @@ def backbone_config_from_hf(config: dict, approximate_gelu: bool = False, dropou
         dropout = rates.pop()
     try:
         sizes = {ours: int(config[theirs]) for ours, theirs in (
-            ("vocab_size", "vocab_size"), ("num_layers", "num_hidden_layers"), ("hidden_dim", "hidden_size"),
+            ("vocabulary_size", "vocab_size"), ("num_layers", "num_hidden_layers"), ("hidden_dim", "hidden_size"),
             ("num_heads", "num_attention_heads"), ("intermediate_dim", "intermediate_size"),
-            ("max_len", "max_position_embeddings"))}
+            ("max_sequence_length", "max_position_embeddings"))}
     except KeyError as e:
         raise CheckpointError(f"{where} lacks {e.args[0]!r}: not a BERT config") from None
     activation = "gelu_approximate" if approximate_gelu and act == "gelu" else _ACTIVATIONS[act]
-    return {**sizes, "type_vocab_size": int(config.get("type_vocab_size", 2)), "dropout": float(dropout),
+    return {**sizes, "num_segments": int(config.get("type_vocab_size", 2)), "dropout": float(dropout),
             "activation": activation, "layer_norm_epsilon": float(config.get("layer_norm_eps", 1e-12))}
 
 
@@ -318,7 +318,7 @@ def _load_tensors(checkpoint: _Checkpoint) -> dict:
                               f"{checkpoint.fetch or '; write or copy it again'}") from None
 
 
-def _tokenizer(checkpoint: _Checkpoint, vocab_size: int) -> WordPieceTokenizer:
+def _tokenizer(checkpoint: _Checkpoint, vocabulary_size: int) -> WordPieceTokenizer:
     try:
         lines = checkpoint.read("vocab.txt").decode("utf-8").split("\n")
     except UnicodeDecodeError as e:
@@ -334,7 +334,7 @@ def _tokenizer(checkpoint: _Checkpoint, vocab_size: int) -> WordPieceTokenizer:
         tokenizer = WordPieceTokenizer(lines, lowercase=lowercase)
     except (TypeError, ValueError) as e:
         raise CheckpointError(f"{checkpoint.where('vocab.txt')} is not a BERT vocabulary: {e}") from None
-    if tokenizer.vocab_size != vocab_size:
-        raise CheckpointError(f"{checkpoint.where('vocab.txt')} has {tokenizer.vocab_size} pieces but config.json "
-                              f"says vocab_size {vocab_size}: the files come from different checkpoints")
+    if tokenizer.vocabulary_size != vocabulary_size:
+        raise CheckpointError(f"{checkpoint.where('vocab.txt')} has {tokenizer.vocabulary_size} pieces but config.json "
+                              f"says vocab_size {vocabulary_size}: the files come from different checkpoints")
     return tokenizer

@@ -154,7 +154,7 @@ SMOKE_AMOUNTS = frozenset({
     "polarity_train", "polarity_eval", "heads_pairs", "senses", "pairs", "ptb_train", "ptb_eval", "eval",
     "valid_pairs", "bleu_subset", "blanks", "fill_in", "speed_rows", "speed_tokens", "bert_snapshot",
     # vocabularies learned from those slices
-    "vocab_size", "translation_sizes", "keep_size", "step_vocab",
+    "vocabulary_size", "translation_sizes", "keep_size", "step_vocab",
     # epochs, steps, budgets, patience, schedules tied to them
     "nnlm_epochs", "lstm_epochs", "lstm_decay_after", "epochs", "cbow_epochs", "glove_epochs", "w2v_epochs",
     "max_epochs", "patience", "train_minutes", "warmup_steps", "probe_epochs", "probe_steps",

@@ -59,9 +59,9 @@ def load_pretrained(model_dir: str | os.PathLike, profile: str | None = None, sn
                                 f"`python -m word2bert run --profile {profile} 09` (chapter 09 saves them there)")
     tokenizer = WordPieceTokenizer.load(model_dir / VOCAB_FILE, lowercase=True)
     model = keras.saving.load_model(model_dir / model_name)
-    if model.backbone.vocab_size != tokenizer.vocab_size:
-        raise ValueError(f"{VOCAB_FILE} has {tokenizer.vocab_size} pieces but the model was trained with "
-                         f"{model.backbone.vocab_size}: the two files come from different runs")
+    if model.backbone.vocabulary_size != tokenizer.vocabulary_size:
+        raise ValueError(f"{VOCAB_FILE} has {tokenizer.vocabulary_size} pieces but the model was trained with "
+                         f"{model.backbone.vocabulary_size}: the two files come from different runs")
     return model, tokenizer
 
 

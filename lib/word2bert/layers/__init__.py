@@ -3,7 +3,7 @@
 ``Attention`` (dot, general, additive scores; chapters 05-06); the Transformer's pieces:
 ``scaled_dot_product_attention``, ``MultiHeadAttention``, ``SinusoidalPositionEncoding``,
 ``PositionEmbedding``, ``ReversibleEmbedding`` (the tied input/output table),
-``TokenAndPositionEmbedding``, ``TransformerEncoderBlock`` and ``TransformerDecoderBlock``; ``ScalarMix`` (ELMo's learned mix of layers). The Transformer, BERT and GPT compose these same layers.
+``TokenAndPositionEmbedding``, ``TransformerEncoder`` and ``TransformerDecoder``; ``ScalarMix`` (ELMo's learned mix of layers). The Transformer, BERT and GPT compose these same layers.
 Helpers they share: ``masking`` (the fill value of a dtype, the masked softmax, merged and causal
 masks), ``activations`` (GELU's exact and tanh forms by name), ``checks`` (argument checks) and ``initializers`` (``fresh_copy``).
 """
@@ -19,10 +19,10 @@ from word2bert.layers.reversible_embedding import ReversibleEmbedding
 from word2bert.layers.scalar_mix import ScalarMix
 from word2bert.layers.scaled_dot_product import scaled_dot_product_attention
 from word2bert.layers.token_and_position_embedding import TokenAndPositionEmbedding
-from word2bert.layers.transformer_decoder import TransformerDecoderBlock
-from word2bert.layers.transformer_encoder import TransformerEncoderBlock
+from word2bert.layers.transformer_decoder import TransformerDecoder
+from word2bert.layers.transformer_encoder import TransformerEncoder
 
 __all__ = ["Attention", "GELU_APPROXIMATE", "gelu_approximate", "MultiHeadAttention", "PositionEmbedding", "ReversibleEmbedding", "SCORES", "ScalarMix", "SinusoidalPositionEncoding",
-           "TokenAndPositionEmbedding", "TransformerDecoderBlock", "TransformerEncoderBlock", "causal_mask",
+           "TokenAndPositionEmbedding", "TransformerDecoder", "TransformerEncoder", "causal_mask",
            "check_ids", "check_length", "check_model_dims", "concrete_value", "dtype_min", "fresh_copy", "masked_softmax", "merge_masks",
            "scaled_dot_product_attention", "sinusoidal_table"]

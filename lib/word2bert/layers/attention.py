@@ -41,7 +41,7 @@ class Attention(keras.layers.Layer):
 
     Args:
         score: ``"dot"``, ``"general"`` or ``"additive"``.
-        units: size of the additive score's hidden layer (``W_q``, ``W_k``: ``d -> units``);
+        hidden_dim: size of the additive score's hidden layer (``W_q``, ``W_k``: ``d -> hidden_dim``);
             default: the value's feature size. Ignored by ``dot`` and ``general``.
         scale: divide the ``dot``/``general`` scores by ``sqrt(d_query)`` (Vaswani et al.
             2017, eq. 1). Default False: the published Luong definitions. Ignored by
@@ -82,16 +82,16 @@ class Attention(keras.layers.Layer):
     which overflows float16) before the softmax.
     """
 
-    def __init__(self, score: str = "dot", units: int | None = None, scale: bool = False, **kwargs):
+    def __init__(self, score: str = "dot", hidden_dim: int | None = None, scale: bool = False, **kwargs):
         super().__init__(**kwargs)
         if score not in SCORES:
             raise ValueError(f"score must be one of {SCORES}, got {score!r}")
-        if units is not None and units < 1:
-            raise ValueError(f"units must be >= 1, got {units}")
+        if hidden_dim is not None and hidden_dim < 1:
+            raise ValueError(f"hidden_dim must be >= 1, got {hidden_dim}")
         if not isinstance(scale, bool):
             raise ValueError(f"scale must be True or False, got {scale!r}")
         self.score = score
-        self.units = units
+        self.hidden_dim = hidden_dim
         self.scale = scale
         self.supports_masking = True
 
@@ -108,10 +108,10 @@ class Attention(keras.layers.Layer):
         if self.score == "general":
             self.w_a = self.add_weight(name="w_a", shape=(d_value, d_query), initializer="glorot_uniform")
         elif self.score == "additive":
-            units = self.units or d_value
-            self.w_q = self.add_weight(name="w_q", shape=(d_query, units), initializer="glorot_uniform")
-            self.w_k = self.add_weight(name="w_k", shape=(d_value, units), initializer="glorot_uniform")
-            self.v_a = self.add_weight(name="v_a", shape=(units,), initializer="glorot_uniform")
+            hidden_dim = self.hidden_dim or d_value
+            self.w_q = self.add_weight(name="w_q", shape=(d_query, hidden_dim), initializer="glorot_uniform")
+            self.w_k = self.add_weight(name="w_k", shape=(d_value, hidden_dim), initializer="glorot_uniform")
+            self.v_a = self.add_weight(name="v_a", shape=(hidden_dim,), initializer="glorot_uniform")
         self.built = True
 
     def scores(self, query, value):
@@ -165,7 +165,7 @@ class Attention(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"score": self.score, "units": self.units, "scale": self.scale})
+        config.update({"score": self.score, "hidden_dim": self.hidden_dim, "scale": self.scale})
         return config
 
 

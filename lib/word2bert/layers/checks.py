@@ -11,32 +11,32 @@ import numpy as np
 from keras import ops
 
 
-def check_length(length, max_len: int, start_index=0, what: str = "sequence") -> None:
-    """Raise a ValueError when ``start_index + length`` (static ints) exceeds ``max_len``.
+def check_length(length, max_sequence_length: int, start_index=0, what: str = "sequence") -> None:
+    """Raise a ValueError when ``start_index + length`` (static ints) exceeds ``max_sequence_length``.
 
     Args:
         length: the sequence length (an int, or None / a tensor when unknown: then nothing is checked).
-        max_len: the most positions the layer has.
+        max_sequence_length: the most positions the layer has.
         start_index: the position of the first element (incremental decoding); a tensor is not checked.
         what: how the message names the sequence.
 
     Raises:
-        ValueError: ``start_index + length > max_len``, naming both.
+        ValueError: ``start_index + length > max_sequence_length``, naming both.
     """
-    if isinstance(length, int) and isinstance(start_index, int) and start_index + length > max_len:
+    if isinstance(length, int) and isinstance(start_index, int) and start_index + length > max_sequence_length:
         raise ValueError(f"the {what} has {start_index + length} positions (start {start_index} + length {length}) "
-                         f"but max_len is {max_len}")
+                         f"but max_sequence_length is {max_sequence_length}")
 
 
-def check_model_dims(d_model: int, num_heads: int) -> int:
-    """``d_model // num_heads``, each head's width (Vaswani et al. 2017, section 3.2.2: d_k = d_model / h).
+def check_model_dims(hidden_dim: int, num_heads: int) -> int:
+    """``hidden_dim // num_heads``, each head's width (Vaswani et al. 2017, section 3.2.2: d_k = hidden_dim / h).
 
     Raises:
-        ValueError: ``num_heads`` < 1 or it does not divide ``d_model``.
+        ValueError: ``num_heads`` < 1 or it does not divide ``hidden_dim``.
     """
-    if num_heads < 1 or d_model % num_heads:
-        raise ValueError(f"num_heads ({num_heads}) must divide the model width d_model ({d_model})")
-    return d_model // num_heads
+    if num_heads < 1 or hidden_dim % num_heads:
+        raise ValueError(f"num_heads ({num_heads}) must divide the model width hidden_dim ({hidden_dim})")
+    return hidden_dim // num_heads
 
 
 def concrete_value(x):
@@ -67,7 +67,7 @@ def check_ids(ids, upper: int, what: str = "token_ids", fix: str = "") -> None:
 
     Args:
         ids: int ids of any shape (a tensor, an array, a list).
-        upper: the number of rows of the table (``vocab_size``, ``type_vocab_size``).
+        upper: the number of rows of the table (``vocabulary_size``, ``num_segments``).
         what: the argument's name in the message.
         fix: what the caller should do, appended to the message.
 

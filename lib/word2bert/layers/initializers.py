@@ -1,6 +1,6 @@
 """Initializers given to a layer that creates several weights.
 
-A layer such as ``TransformerEncoderBlock`` takes one ``kernel_initializer`` and hands it to every
+A layer such as ``TransformerEncoder`` takes one ``kernel_initializer`` and hands it to every
 kernel it creates. Each weight gets its own copy (``fresh_copy``), as keras-hub clones its
 initializers: an initializer object keeps its state, so sharing one could tie weights together.
 """

@@ -4,12 +4,12 @@ Vaswani et al. (2017), section 3.2.2:
 
     MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O,   head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)
 
-with ``W_i^Q, W_i^K: d_model x d_k``, ``W_i^V: d_model x d_v`` and ``W^O: h d_v x d_model``. The
-weights are stored as keras's ``MultiHeadAttention`` stores them (``(d_model, heads, key_dim)``
-for the three input projections, ``(heads, value_dim, d_model)`` for the output), so weights copy
+with ``W_i^Q, W_i^K: hidden_dim x d_k``, ``W_i^V: hidden_dim x d_v`` and ``W^O: h d_v x hidden_dim``. The
+weights are stored as keras's ``MultiHeadAttention`` stores them (``(hidden_dim, heads, key_dim)``
+for the three input projections, ``(heads, value_dim, hidden_dim)`` for the output), so weights copy
 across one to one; the computation is ours (``scaled_dot_product_attention``).
 
-Incremental decoding: with ``cache=(keys, values)`` ``(batch, max_len, heads, key_dim)`` and a
+Incremental decoding: with ``cache=(keys, values)`` ``(batch, max_length, heads, key_dim)`` and a
 ``cache_index``, the new positions' keys and values are written into the cache at ``cache_index``
 and the query attends over the filled part (causally); with ``cache`` alone (no index), the cache
 holds keys and values projected once (``project_key_value``), e.g. of the encoder output.
@@ -32,7 +32,7 @@ class MultiHeadAttention(keras.layers.Layer):
 
     Args:
         num_heads: h, number of heads.
-        key_dim: size of each head's queries and keys (``d_model / h`` in the paper).
+        key_dim: size of each head's queries and keys (``hidden_dim / h`` in the paper).
         value_dim: size of each head's values (default ``key_dim``).
         dropout: dropout rate on the attention weights (training only).
         use_bias: biases on the four projections (keras's default, True).
@@ -205,7 +205,7 @@ class MultiHeadAttention(keras.layers.Layer):
             if len(shape) != 4 or any(w is not None and g is not None and g != w for g, w in zip(shape, want[name])):
                 raise ValueError(f"cache {name} must have shape (batch, cache length, num_heads, head size) = "
                                  f"{want[name]} for this layer and query, got {shape}; build the cache for this "
-                                 f"model and batch (e.g. decoding_state(batch_size, max_len))")
+                                 f"model and batch (e.g. decoding_state(batch_size, max_length))")
         if keys.shape[1] is not None and values.shape[1] is not None and keys.shape[1] != values.shape[1]:
             raise ValueError(f"cache keys and values must have the same length, got {keys.shape[1]} and {values.shape[1]}")
         index = concrete_value(cache_index)

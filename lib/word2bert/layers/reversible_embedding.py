@@ -2,8 +2,8 @@
 with the same matrix transposed (weight tying; Press & Wolf 2017; Vaswani et al. 2017, section 3.4;
 BERT's masked-LM output, Devlin et al. 2019, appendix A).
 
-    embed:   x_t = E[id_t]            E: (vocab_size, d)
-    reverse: logits = h E^T           (batch, ..., d) -> (batch, ..., vocab_size)
+    embed:   x_t = E[id_t]            E: (vocabulary_size, d)
+    reverse: logits = h E^T           (batch, ..., d) -> (batch, ..., vocabulary_size)
 
 One matrix learns from both ends: the input side updates the rows of the ids seen, the output side
 (through the softmax) every row.
@@ -22,7 +22,7 @@ class ReversibleEmbedding(keras.layers.Embedding):
 
     Args:
         input_dim, output_dim, embeddings_initializer, mask_zero, ...: as ``keras.layers.Embedding``
-            (``input_dim`` = vocab_size, ``output_dim`` = the width).
+            (``input_dim`` = vocabulary_size, ``output_dim`` = the width).
 
     Call arguments:
         inputs: int ``(batch, ...)`` ids; or, with ``reverse=True``, float ``(batch, ..., output_dim)``.
@@ -46,6 +46,10 @@ class ReversibleEmbedding(keras.layers.Embedding):
 
     Reference: Press & Wolf (2017), "Using the Output Embedding to Improve Language Models";
     keras-hub's ``ReversibleEmbedding`` offers the same interface (read, not copied).
+
+    Differs from keras-hub's ``ReversibleEmbedding``: the table is always tied (no ``tie_weights``), the reverse
+    logits are always float32 (keras-hub: ``reverse_dtype``), there is no ``logit_soft_cap``, and concrete ids
+    outside the vocabulary raise ``ValueError``.
     """
 
     def __init__(self, input_dim: int, output_dim: int, **kwargs):

@@ -7,7 +7,7 @@ sentence at once (teacher forcing) predicts each token from its past alone. In e
 output, masked with the **source** padding mask. Without an encoder sequence (``encoder_sequence
 =None``) the cross-attention sublayer is skipped: a decoder-only (GPT-style) block.
 
-Incremental decoding: ``self_attention_cache`` ``(keys, values)``, each ``(batch, max_len, heads,
+Incremental decoding: ``self_attention_cache`` ``(keys, values)``, each ``(batch, max_length, heads,
 key_dim)``, and ``cache_index`` t: the new position's keys and values are written at t and it
 attends over slots 0..t; ``cross_attention_cache``: the encoder's keys and values, projected once
 (``cross_attention.project_key_value``).
@@ -20,18 +20,18 @@ from word2bert.layers.transformer_encoder import _Sublayers
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
-class TransformerDecoderBlock(_Sublayers):
+class TransformerDecoder(_Sublayers):
     """One decoder layer: causal self-attention, cross-attention over the encoder output, FFN.
 
     Args:
         intermediate_dim, num_heads, dropout, activation, normalize_first, layer_norm_epsilon: as
-            ``TransformerEncoderBlock``.
+            ``TransformerEncoder``.
         cross_attention: build the encoder-decoder attention sublayer (False: decoder-only).
         **kwargs: the usual ``keras.layers.Layer`` arguments.
 
     Call arguments:
-        decoder_sequence: float ``(batch, T, d_model)``.
-        encoder_sequence: float ``(batch, S, d_model)`` or None (decoder-only, or with a cross cache).
+        decoder_sequence: float ``(batch, T, hidden_dim)``.
+        encoder_sequence: float ``(batch, S, hidden_dim)`` or None (decoder-only, or with a cross cache).
         decoder_sequence_mask: bool ``(batch, T)``, False = target padding (default: its Keras mask).
         encoder_sequence_mask: bool ``(batch, S)``, False = source padding (default: its Keras mask):
             padded source positions get weight exactly 0.
@@ -42,19 +42,24 @@ class TransformerDecoderBlock(_Sublayers):
         training: dropout on or off.
 
     Returns:
-        float ``(batch, T, d_model)``; ``(output, scores)`` with ``return_attention_scores``;
+        float ``(batch, T, hidden_dim)``; ``(output, scores)`` with ``return_attention_scores``;
         ``(output, new_self_attention_cache)`` with ``cache_index``.
 
     Raises:
-        ValueError: as ``TransformerEncoderBlock``; a block with cross-attention called without
+        ValueError: as ``TransformerEncoder``; a block with cross-attention called without
             ``encoder_sequence`` or ``cross_attention_cache``; a block without cross-attention given either;
             ``self_attention_cache`` without ``cache_index`` or the reverse; scores and a cache asked together.
 
     Example:
-        >>> block = TransformerDecoderBlock(intermediate_dim=64, num_heads=4)
+        >>> block = TransformerDecoder(intermediate_dim=64, num_heads=4)
         >>> block(ops.ones((2, 5, 32)), ops.ones((2, 7, 32))).shape   # (2, 5, 32)
 
     Reference: Vaswani et al. (2017), section 3.1 and 3.2.3.
+
+    Differs from keras-hub's ``TransformerDecoder``: cross-attention is chosen at construction
+    (``cross_attention``; keras-hub builds it when the first call passes ``encoder_sequence``), ``dropout``
+    defaults to 0.1 (keras-hub: 0), and a cached call takes ``cache_index`` and returns only the updated
+    self-attention cache (keras-hub: ``self_attention_cache_update_index``, and both caches returned).
     """
 
     def __init__(self, intermediate_dim: int, num_heads: int, cross_attention: bool = True, **kwargs):
@@ -62,14 +67,14 @@ class TransformerDecoderBlock(_Sublayers):
         self.cross_attention = bool(cross_attention)
 
     def build(self, decoder_sequence_shape, encoder_sequence_shape=None):
-        d_model = decoder_sequence_shape[-1]
-        self.self_attention = self._attention(d_model, "self_attention")
+        hidden_dim = decoder_sequence_shape[-1]
+        self.self_attention = self._attention(hidden_dim, "self_attention")
         self.self_attention.build(decoder_sequence_shape, decoder_sequence_shape)
         self.self_attention_norm = self._norm("self_attention_norm")
         self.self_attention_norm.build(decoder_sequence_shape)
         if self.cross_attention:
             encoder_shape = encoder_sequence_shape or decoder_sequence_shape
-            self.cross_attention_layer = self._attention(d_model, "cross_attention")
+            self.cross_attention_layer = self._attention(hidden_dim, "cross_attention")
             self.cross_attention_layer.build(decoder_sequence_shape, encoder_shape)
             self.cross_attention_norm = self._norm("cross_attention_norm")
             self.cross_attention_norm.build(decoder_sequence_shape)

@@ -42,18 +42,18 @@ class _Sublayers(keras.layers.Layer):
     def _norm(self, name):
         return keras.layers.LayerNormalization(epsilon=self.layer_norm_epsilon, dtype=self.dtype_policy, name=name)
 
-    def _attention(self, d_model, name):
-        return MultiHeadAttention(self.num_heads, check_model_dims(d_model, self.num_heads), dropout=self.dropout,
+    def _attention(self, hidden_dim, name):
+        return MultiHeadAttention(self.num_heads, check_model_dims(hidden_dim, self.num_heads), dropout=self.dropout,
                                   dtype=self.dtype_policy, name=name, **self._initializers())
 
     def _build_ffn(self, input_shape):
-        d_model = input_shape[-1]
+        hidden_dim = input_shape[-1]
         self.ffn_norm = self._norm("feedforward_norm")
         self.ffn_norm.build(input_shape)
         self.ffn_inner = keras.layers.Dense(self.intermediate_dim, activation=get_activation(self.activation),
                                             dtype=self.dtype_policy, name="feedforward_inner", **self._initializers())
         self.ffn_inner.build(input_shape)
-        self.ffn_outer = keras.layers.Dense(d_model, dtype=self.dtype_policy, name="feedforward_outer",
+        self.ffn_outer = keras.layers.Dense(hidden_dim, dtype=self.dtype_policy, name="feedforward_outer",
                                             **self._initializers())
         self.ffn_outer.build((*input_shape[:-1], self.intermediate_dim))
         self.dropout_layer = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="dropout")
@@ -85,12 +85,12 @@ class _Sublayers(keras.layers.Layer):
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
-class TransformerEncoderBlock(_Sublayers):
+class TransformerEncoder(_Sublayers):
     """One encoder layer: multi-head self-attention, then the position-wise FFN.
 
     Args:
         intermediate_dim: d_ff, the FFN's hidden size (2048 in the paper's base model).
-        num_heads: h; must divide d_model (the input's feature size).
+        num_heads: h; must divide hidden_dim (the input's feature size).
         dropout: on the attention weights and on each sublayer's output (0.1 in the paper).
         activation: the FFN's (``"relu"``; BERT: ``"gelu"``, the exact erf form; ``"gelu_approximate"``: the tanh
             form keras-hub's BERT uses; see ``word2bert.layers.activations``). A name is saved in the config.
@@ -102,7 +102,7 @@ class TransformerEncoderBlock(_Sublayers):
         **kwargs: the usual ``keras.layers.Layer`` arguments.
 
     Call arguments:
-        inputs: float ``(batch, length, d_model)``.
+        inputs: float ``(batch, length, hidden_dim)``.
         mask: optional bool ``(batch, length)``, False = padding (taken from ``inputs``'s Keras mask):
             padded positions are never attended to. Passed on unchanged.
         attention_mask: optional bool ``(batch, length, length)``; True = attend.
@@ -110,22 +110,26 @@ class TransformerEncoderBlock(_Sublayers):
         training: dropout on or off.
 
     Returns:
-        float ``(batch, length, d_model)`` (and the weights).
+        float ``(batch, length, hidden_dim)`` (and the weights).
 
     Raises:
-        ValueError: ``num_heads`` does not divide d_model; ``intermediate_dim`` < 1; dropout outside [0, 1).
+        ValueError: ``num_heads`` does not divide hidden_dim; ``intermediate_dim`` < 1; dropout outside [0, 1).
 
     Example:
-        >>> block = TransformerEncoderBlock(intermediate_dim=64, num_heads=4)
+        >>> block = TransformerEncoder(intermediate_dim=64, num_heads=4)
         >>> block(ops.ones((2, 5, 32))).shape   # (2, 5, 32)
 
     Reference: Vaswani et al. (2017), section 3.1 and eq. 2. Computes what keras-hub's
     ``TransformerEncoder`` computes (tested with copied weights).
+
+    Differs from keras-hub's ``TransformerEncoder`` (same arguments otherwise): ``dropout`` defaults to the
+    paper's 0.1 (keras-hub: 0), the padding mask is the Keras mask or ``mask`` (keras-hub: ``padding_mask``),
+    and ``return_attention_scores`` is offered on the call.
     """
 
     def build(self, input_shape):
-        d_model = input_shape[-1]
-        self.self_attention = self._attention(d_model, "self_attention")
+        hidden_dim = input_shape[-1]
+        self.self_attention = self._attention(hidden_dim, "self_attention")
         self.self_attention.build(input_shape, input_shape)
         self.self_attention_norm = self._norm("self_attention_norm")
         self.self_attention_norm.build(input_shape)

@@ -16,8 +16,8 @@ class Perplexity(keras.metrics.Metric):
         name, dtype: as for any Keras metric.
 
     Call arguments:
-        y_true: int targets, shape ``(batch,)`` or ``(batch, seq_len)``.
-        y_pred: float scores, shape ``y_true.shape + (vocab_size,)``.
+        y_true: int targets, shape ``(batch,)`` or ``(batch, sequence_length)``.
+        y_pred: float scores, shape ``y_true.shape + (vocabulary_size,)``.
         sample_weight: optional float weights broadcastable to ``y_true``.
 
     Returns (``result``):

@@ -231,26 +231,26 @@ class BPETokenizer(SubwordTokenizer):
             raise ValueError(f"{path}: {message}") from None
 
     def __repr__(self) -> str:
-        return f"BPETokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, lowercase={self.lowercase})"
+        return f"BPETokenizer(vocabulary_size={self.vocabulary_size}, merges={len(self.merges)}, lowercase={self.lowercase})"
 
 
-def train_bpe(texts, vocab_size: int, lowercase: bool = True, strip_accents: bool | None = False, form: str = "NFC",
+def train_bpe(texts, vocabulary_size: int, lowercase: bool = True, strip_accents: bool | None = False, form: str = "NFC",
               reserved_tokens=(PAD, UNK, BOS, EOS), min_count: int = 2) -> BPETokenizer:
-    """Learn byte-pair encoding from texts until the vocabulary holds ``vocab_size`` tokens, or until no pair
-    occurs ``min_count`` times (then the vocabulary is smaller: check ``vocab_size`` of the result).
+    """Learn byte-pair encoding from texts until the vocabulary holds ``vocabulary_size`` tokens, or until no pair
+    occurs ``min_count`` times (then the vocabulary is smaller: check ``vocabulary_size`` of the result).
 
     Words come from ``pretokenize`` (the same cut as WordPiece's, so the two compare on equal words);
     the vocabulary counts the reserved tokens, the alphabet, ``</w>`` and one symbol per merge.
 
     Raises:
-        ValueError: ``vocab_size`` smaller than reserved tokens + alphabet + 1, no words in ``texts``.
+        ValueError: ``vocabulary_size`` smaller than reserved tokens + alphabet + 1, no words in ``texts``.
     """
     counts = word_counts(texts, lowercase, strip_accents, form, [t for t in reserved_tokens if t != PAD])
     counts = {w: c for w, c in counts.items() if w not in reserved_tokens}  # written specials are not spelled
     alphabet = sorted({c for w in counts for c in w})
     base = len(reserved_tokens) + len(alphabet) + 1
-    if vocab_size < base:
-        raise ValueError(f"vocab_size {vocab_size} is smaller than the {base} base symbols "
+    if vocabulary_size < base:
+        raise ValueError(f"vocabulary_size {vocabulary_size} is smaller than the {base} base symbols "
                          f"({len(reserved_tokens)} reserved, {len(alphabet)} characters, {END_OF_WORD})")
-    merges = learn_bpe(counts, vocab_size - base, min_count)
+    merges = learn_bpe(counts, vocabulary_size - base, min_count)
     return BPETokenizer(merges, alphabet, reserved_tokens, lowercase, strip_accents, form)

@@ -73,7 +73,7 @@ class SubwordTokenizer:
 
     # --------------------------------------------------------------- pieces
     @property
-    def vocab_size(self) -> int:
+    def vocabulary_size(self) -> int:
         return len(self.vocabulary)
 
     def token_to_id(self, token: str) -> int:
@@ -84,7 +84,7 @@ class SubwordTokenizer:
             raise KeyError(f"{token!r} is not in the vocabulary") from None
 
     def id_to_token(self, index: int) -> str:
-        """Token of id ``index``; raises ``TypeError`` for a non-integer, ``IndexError`` outside 0..vocab_size-1."""
+        """Token of id ``index``; raises ``TypeError`` for a non-integer, ``IndexError`` outside 0..vocabulary_size-1."""
         if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
             raise TypeError(f"token ids are integers, got {index!r}")
         if not 0 <= int(index) < len(self.vocabulary):
@@ -133,12 +133,12 @@ class SubwordTokenizer:
         return [t if isinstance(t, str) else self.id_to_token(t) for t in items]
 
     # --------------------------------------------------------------- tf.data
-    def tf_encode(self, max_len: int, pad_to_max_len: bool = False):
+    def tf_encode(self, sequence_length: int, pad_to_sequence_length: bool = False):
         """A function for ``tf.data.Dataset.map``: a batch of strings -> padded int32 token ids.
 
-        Each text is encoded with ``encode`` (in Python, through ``tf.py_function``), cut to ``max_len``
+        Each text is encoded with ``encode`` (in Python, through ``tf.py_function``), cut to ``sequence_length``
         ids, and the ragged batch is padded with id 0 to its longest row, at least 1 wide (or to
-        ``max_len`` with ``pad_to_max_len``)::
+        ``sequence_length`` with ``pad_to_sequence_length``)::
 
             ds = tf.data.Dataset.from_tensor_slices(texts).batch(32).map(tokenizer.tf_encode(64))
 
@@ -146,13 +146,13 @@ class SubwordTokenizer:
             a function ``strings -> int32 tensor [batch, width]``.
 
         Raises:
-            ValueError: ``max_len`` < 1, or the tokenizer has no padding token at id 0; when the dataset
+            ValueError: ``sequence_length`` < 1, or the tokenizer has no padding token at id 0; when the dataset
                 runs, a batch that is not rank 1 (an unbatched dataset).
         """
         tf = require("tensorflow", purpose="tf_encode")
 
-        if max_len < 1:
-            raise ValueError(f"max_len must be >= 1, got {max_len}")
+        if sequence_length < 1:
+            raise ValueError(f"sequence_length must be >= 1, got {sequence_length}")
         if self.pad_token is None:
             raise ValueError("tf_encode pads with id 0: the vocabulary needs a padding token at id 0")
 
@@ -161,8 +161,8 @@ class SubwordTokenizer:
             if np.ndim(strings) != 1:
                 raise ValueError(f"tf_encode maps a batch of strings (rank 1), got rank {np.ndim(strings)}: "
                                  f"batch the dataset first (dataset.batch(n).map(...))")
-            rows = [self.encode(s.decode("utf-8"))[:max_len] for s in strings]
-            width = max_len if pad_to_max_len else max([len(r) for r in rows] + [1])
+            rows = [self.encode(s.decode("utf-8"))[:sequence_length] for s in strings]
+            width = sequence_length if pad_to_sequence_length else max([len(r) for r in rows] + [1])
             ids = np.zeros((len(rows), width), np.int32)  # id 0 is padding
             for i, row in enumerate(rows):
                 ids[i, :len(row)] = row
@@ -170,7 +170,7 @@ class SubwordTokenizer:
 
         def encode(strings):
             ids = tf.py_function(encode_batch, [strings], tf.int32)
-            ids.set_shape([None, max_len if pad_to_max_len else None])
+            ids.set_shape([None, sequence_length if pad_to_sequence_length else None])
             return ids
 
         return encode

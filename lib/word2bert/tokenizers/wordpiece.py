@@ -127,37 +127,37 @@ class WordPieceTokenizer(SubwordTokenizer):
         return " ".join(words)
 
     # ------------------------------------------------------------ pairs
-    def encode_pair(self, a: str, b: str | None = None, max_len: int = 128) -> dict[str, np.ndarray]:
-        """BERT's input: ``[CLS] a [SEP] b [SEP]``, segment ids, padding mask, all of length ``max_len``.
+    def encode_pair(self, a: str, b: str | None = None, sequence_length: int = 128) -> dict[str, np.ndarray]:
+        """BERT's input: ``[CLS] a [SEP] b [SEP]``, segment ids, padding mask, all of length ``sequence_length``.
 
         When the pair is too long, tokens are removed one at a time from the end of the longer side
         (of ``b`` when both are equally long), as BERT's ``_truncate_seq_pair``; ``[CLS]`` and both
         ``[SEP]`` are always kept. With ``b=None`` the input is ``[CLS] a [SEP]``.
 
         Returns:
-            dict with ``token_ids`` (int32 [max_len]), ``segment_ids`` (int32 [max_len]: 0 for ``[CLS]``,
+            dict with ``token_ids`` (int32 [sequence_length]), ``segment_ids`` (int32 [sequence_length]: 0 for ``[CLS]``,
             ``a`` and the first ``[SEP]``, 1 for ``b`` and its ``[SEP]``, 0 on padding) and
-            ``padding_mask`` (bool [max_len], True on the tokens of the pair, False on the padding added
+            ``padding_mask`` (bool [sequence_length], True on the tokens of the pair, False on the padding added
             after them).
 
         The padding mask is set by position, not by id, and it is THE mask: pass it to the model with the
         ids (``BertBackbone`` and ``BertPretrainer`` take a ``"padding_mask"`` input, as keras-hub's BERT does).
         A ``[PAD]`` written in the text is a special token, id 0, and a real token of the pair: the padding
         mask is True there, while a mask computed as ``token_ids != 0`` would hide it ("my [PAD] dog" with
-        ``max_len=6``: ``[1 1 1 1 1 0]`` here, ``[1 1 0 1 1 0]`` by id).
+        ``sequence_length=6``: ``[1 1 1 1 1 0]`` here, ``[1 1 0 1 1 0]`` by id).
 
         Raises:
-            ValueError: ``max_len`` too small to hold the special tokens (3 for a pair, 2 for one text), or a
+            ValueError: ``sequence_length`` too small to hold the special tokens (3 for a pair, 2 for one text), or a
                 tokenizer without a padding token.
         """
         if self.pad_token is None:
             raise ValueError("encode_pair pads with the padding token: this tokenizer has none (pad_token=None)")
         need = 3 if b is not None else 2
-        if max_len < need:
-            raise ValueError(f"max_len {max_len} cannot hold [CLS] and [SEP]: a {'pair' if b is not None else 'text'} "
+        if sequence_length < need:
+            raise ValueError(f"sequence_length {sequence_length} cannot hold [CLS] and [SEP]: a {'pair' if b is not None else 'text'} "
                              f"needs at least {need}")
         first, second = self.encode(a), (self.encode(b) if b is not None else [])
-        while len(first) + len(second) > max_len - need:
+        while len(first) + len(second) > sequence_length - need:
             if len(first) > len(second):
                 first.pop()
             else:
@@ -165,10 +165,10 @@ class WordPieceTokenizer(SubwordTokenizer):
         cls_id, sep_id = self._ids[self.cls_token], self._ids[self.sep_token]
         ids = [cls_id] + first + [sep_id] + ((second + [sep_id]) if b is not None else [])
         segments = [0] * (len(first) + 2) + [1] * (len(ids) - len(first) - 2)
-        token_ids = np.zeros(max_len, np.int32)
-        segment_ids = np.zeros(max_len, np.int32)
+        token_ids = np.zeros(sequence_length, np.int32)
+        segment_ids = np.zeros(sequence_length, np.int32)
         token_ids[:len(ids)], segment_ids[:len(ids)] = ids, segments
-        padding_mask = np.arange(max_len) < len(ids)  # by position: a [PAD] written in the text is a real token
+        padding_mask = np.arange(sequence_length) < len(ids)  # by position: a [PAD] written in the text is a real token
         return {"token_ids": token_ids, "segment_ids": segment_ids, "padding_mask": padding_mask}
 
     # ------------------------------------------------------------ tensorflow-text
@@ -264,7 +264,7 @@ class WordPieceTokenizer(SubwordTokenizer):
         return cls(lines, **{**_read_settings(settings), **options})
 
     def __repr__(self) -> str:
-        return (f"WordPieceTokenizer(vocab_size={self.vocab_size}, lowercase={self.lowercase}, "
+        return (f"WordPieceTokenizer(vocabulary_size={self.vocabulary_size}, lowercase={self.lowercase}, "
                 f"strip_accents={self.strip_accents})")
 
 
@@ -315,19 +315,19 @@ class _TensorFlowPipeline:
         return self.bert.tokenize(tf.strings.regex_replace(texts, r"\p{Zs}", " "))
 
 
-def train_wordpiece(texts, vocab_size: int, lowercase: bool = True, strip_accents: bool | None = None,
+def train_wordpiece(texts, vocabulary_size: int, lowercase: bool = True, strip_accents: bool | None = None,
                     form: str = "NFC", reserved_tokens=BERT_SPECIALS, **learn_params) -> WordPieceTokenizer:
     """Learn a WordPiece vocabulary from texts with tensorflow-text's learner.
 
     The texts are normalised and split into words here (``pretokenize``); the word counts go to
     ``tensorflow_text.tools.wordpiece_vocab.wordpiece_tokenizer_learner_lib.learn``, the learner behind
     ``bert_vocab_from_dataset`` and keras-hub's ``compute_word_piece_vocabulary`` (it searches for a
-    count threshold that gives a vocabulary of ``vocab_size`` tokens, less at most 5%). A vocabulary
-    longer than ``vocab_size`` is cut to it, as keras-hub does.
+    count threshold that gives a vocabulary of ``vocabulary_size`` tokens, less at most 5%). A vocabulary
+    longer than ``vocabulary_size`` is cut to it, as keras-hub does.
 
     Args:
         texts: list of strings.
-        vocab_size: the largest vocabulary wanted, reserved tokens included.
+        vocabulary_size: the largest vocabulary wanted, reserved tokens included.
         lowercase, strip_accents, form: normalisation, kept in the tokenizer.
         reserved_tokens: first ids; must start with ``[PAD]`` and hold ``[UNK]``, ``[CLS]``, ``[SEP]``.
         learn_params: passed to the learner (``lower_thresh``, ``max_token_length``, ...).
@@ -336,14 +336,14 @@ def train_wordpiece(texts, vocab_size: int, lowercase: bool = True, strip_accent
         ``WordPieceTokenizer``.
 
     Raises:
-        ValueError: ``vocab_size`` not larger than the reserved tokens, no words in ``texts``.
+        ValueError: ``vocabulary_size`` not larger than the reserved tokens, no words in ``texts``.
     """
     learner = require("tensorflow_text.tools.wordpiece_vocab.wordpiece_tokenizer_learner_lib",
                       extra="tokenizers", purpose="train_wordpiece (tensorflow-text's learner)")
 
     reserved = list(reserved_tokens)
-    if vocab_size <= len(reserved):
-        raise ValueError(f"vocab_size {vocab_size} leaves no room after {len(reserved)} reserved tokens")
+    if vocabulary_size <= len(reserved):
+        raise ValueError(f"vocabulary_size {vocabulary_size} leaves no room after {len(reserved)} reserved tokens")
     counts = word_counts(texts, lowercase, strip_accents, form, [t for t in reserved if _BRACKETED.match(t)])
-    vocab = learner.learn(sorted(counts.items()), vocab_size, reserved, **learn_params)
-    return WordPieceTokenizer(vocab[:vocab_size], lowercase=lowercase, strip_accents=strip_accents, form=form)
+    vocab = learner.learn(sorted(counts.items()), vocabulary_size, reserved, **learn_params)
+    return WordPieceTokenizer(vocab[:vocabulary_size], lowercase=lowercase, strip_accents=strip_accents, form=form)

@@ -20,12 +20,12 @@ from word2bert.models.bert.pretrainer import BertPretrainer
 from word2bert.models.bert.question_answerer import BertQuestionAnswerer, SpanLoss
 from word2bert.models.bert.pretraining import (NextSentencePairs, PretrainingBatches, SentencePairSample, mask_tokens,
                                                pack_documents)
-from word2bert.models.bert.task_model import BertTaskModel, task_inputs
+from word2bert.models.bert.head import BertHead, task_inputs
 from word2bert.models.bert.token_tagger import BertTokenTagger
 from word2bert.models.bert.training import MaskedLMAccuracy, MaskedLMLoss
 
-__all__ = ["AlignedTags", "BERT_VOCAB_SIZE", "BertBackbone", "BertClassifier", "BertConfig", "BertEmbedding",
-           "BertPretrainer", "BertQuestionAnswerer", "BertTaskModel", "BertTokenTagger", "IGNORE_LABEL", "IS_NEXT",
+__all__ = ["AlignedTags", "BERT_VOCAB_SIZE", "BertBackbone", "BertClassifier", "BertConfig", "BertEmbedding", "BertHead",
+           "BertPretrainer", "BertQuestionAnswerer", "BertTokenTagger", "IGNORE_LABEL", "IS_NEXT",
            "MaskedLMAccuracy", "MaskedLMHead", "MaskedLMLoss", "NOT_NEXT", "NextSentenceHead",
            "NextSentencePairs", "PretrainingBatches", "QAWindows", "Refitter", "SentencePairSample", "SpanLoss",
            "align_first_pieces", "bert_initializer", "best_spans", "context_words", "copy_backbone", "decode_answers",

@@ -9,17 +9,17 @@ import keras
 from keras import ops
 
 from word2bert.models.bert.embedding import bert_initializer
-from word2bert.models.bert.task_model import BertTaskModel
+from word2bert.models.bert.head import BertHead
 
 POOLINGS = ("pooled", "cls", "mean")
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
-class BertClassifier(BertTaskModel):
+class BertClassifier(BertHead):
     """One label per input text or text pair: ``logits = W dropout(v) + b``.
 
     Args:
-        backbone, dropout, feature_layers, freeze_backbone: as ``BertTaskModel``.
+        backbone, dropout, feature_layers, freeze_backbone: as ``BertHead``.
         num_classes: number of labels (2 for polarity or paraphrase).
         pooling: which vector ``v`` of the input feeds the head: ``"pooled"`` (the backbone's pooler,
             tanh of a dense layer on the last layer's ``[CLS]`` vector: the paper's C; needs
@@ -37,13 +37,13 @@ class BertClassifier(BertTaskModel):
 
     Raises:
         ValueError: ``num_classes`` < 2; an unknown ``pooling``; ``pooling="pooled"`` with ``feature_layers``
-            > 1; and what ``BertTaskModel`` raises.
+            > 1; and what ``BertHead`` raises.
 
     Example:
         >>> classifier = BertClassifier(backbone, num_classes=2)
         >>> classifier.compile(optimizer=keras.optimizers.AdamW(3e-5), loss=keras.losses.SparseCategoricalCrossentropy(
         ...     from_logits=True), metrics=["accuracy"])
-        >>> classifier.fit(encode_texts(tokenizer, texts, max_len=64), labels, epochs=3)
+        >>> classifier.fit(encode_texts(tokenizer, texts, sequence_length=64), labels, epochs=3)
 
     Reference: Devlin et al. (2019), section 4.1 and figure 4 (a), (b).
     """
@@ -52,15 +52,13 @@ class BertClassifier(BertTaskModel):
                  feature_layers: int = 1, freeze_backbone: bool = False, **kwargs):
         super().__init__(backbone, dropout=dropout, feature_layers=feature_layers,
                          freeze_backbone=freeze_backbone, **kwargs)
-        if int(num_classes) < 2:
-            raise ValueError(f"num_classes must be >= 2, got {num_classes}")
+        num_classes = self.check_outputs("num_classes", num_classes)
         if pooling not in POOLINGS:
             raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
         if pooling == "pooled" and self.feature_layers != 1:
             raise ValueError(f"pooling='pooled' reads the pooler of the last layer: it needs feature_layers=1, got "
                              f"{feature_layers} (use pooling='cls' or 'mean' with several layers)")
         self.num_classes, self.pooling = int(num_classes), pooling
-        self._set_trainable()
         self.pooled_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="pooled_dropout")
         self.output_dense = keras.layers.Dense(self.num_classes, kernel_initializer=bert_initializer(),
                                                dtype=self.dtype_policy, name="logits")

@@ -14,13 +14,13 @@ class BertConfig:
     """The sizes of a BERT encoder, as ``BertBackbone`` takes them.
 
     Args:
-        vocab_size: WordPiece vocabulary size (id 0 = ``[PAD]``).
+        vocabulary_size: WordPiece vocabulary size (id 0 = ``[PAD]``).
         num_layers: L, encoder blocks.
         hidden_dim: H, the model width.
         num_heads: A, attention heads (must divide ``hidden_dim``).
         intermediate_dim: the feed-forward size (4H in the paper).
-        max_len: positions of the learned position table (512).
-        type_vocab_size: segments (2: sentence A and sentence B).
+        max_sequence_length: positions of the learned position table (512).
+        num_segments: segments (2: sentence A and sentence B).
         dropout: on embeddings, attention weights and sublayer outputs (0.1).
         normalize_first: pre-LN blocks, ``x + f(LN(x))``, and one LayerNorm after the last block (Xiong et
             al. 2020, "On Layer Normalization in the Transformer Architecture": trains without warm-up
@@ -37,19 +37,19 @@ class BertConfig:
     Reference: Devlin et al. (2019), section 3 and appendix A.2.
     """
 
-    vocab_size: int
+    vocabulary_size: int
     num_layers: int
     hidden_dim: int
     num_heads: int
     intermediate_dim: int
-    max_len: int = 512
-    type_vocab_size: int = 2
+    max_sequence_length: int = 512
+    num_segments: int = 2
     dropout: float = 0.1
     normalize_first: bool = False
 
     def __post_init__(self):
-        sizes = {f: getattr(self, f) for f in ("vocab_size", "num_layers", "hidden_dim", "num_heads",
-                                                "intermediate_dim", "max_len", "type_vocab_size")}
+        sizes = {f: getattr(self, f) for f in ("vocabulary_size", "num_layers", "hidden_dim", "num_heads",
+                                                "intermediate_dim", "max_sequence_length", "num_segments")}
         small = {k: v for k, v in sizes.items() if v < 1}
         if small:
             raise ValueError(f"BertConfig sizes must be >= 1, got {small}")
@@ -59,15 +59,15 @@ class BertConfig:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
 
     @classmethod
-    def base(cls, vocab_size: int = BERT_VOCAB_SIZE, **overrides) -> "BertConfig":
+    def base(cls, vocabulary_size: int = BERT_VOCAB_SIZE, **overrides) -> "BertConfig":
         """BERT_BASE: 12 layers, 768 wide, 12 heads, 3072 feed-forward (110M parameters)."""
-        return cls(vocab_size, **{"num_layers": 12, "hidden_dim": 768, "num_heads": 12, "intermediate_dim": 3072,
+        return cls(vocabulary_size, **{"num_layers": 12, "hidden_dim": 768, "num_heads": 12, "intermediate_dim": 3072,
                                   **overrides})
 
     @classmethod
-    def large(cls, vocab_size: int = BERT_VOCAB_SIZE, **overrides) -> "BertConfig":
+    def large(cls, vocabulary_size: int = BERT_VOCAB_SIZE, **overrides) -> "BertConfig":
         """BERT_LARGE: 24 layers, 1024 wide, 16 heads, 4096 feed-forward (340M in the paper, 335M counted)."""
-        return cls(vocab_size, **{"num_layers": 24, "hidden_dim": 1024, "num_heads": 16, "intermediate_dim": 4096,
+        return cls(vocabulary_size, **{"num_layers": 24, "hidden_dim": 1024, "num_heads": 16, "intermediate_dim": 4096,
                                   **overrides})
 
     def to_dict(self) -> dict:
@@ -77,12 +77,12 @@ class BertConfig:
     def num_parameters(self, pooler: bool = True) -> int:
         """Parameters of ``BertBackbone`` with these sizes, counted without building it.
 
-        Embeddings ``(V + max_len + type_vocab_size) H`` and their LayerNorm ``2H``; per layer the four
+        Embeddings ``(V + max_sequence_length + num_segments) H`` and their LayerNorm ``2H``; per layer the four
         attention projections ``4(H^2 + H)``, the feed-forward ``2HI + I + H`` and two LayerNorms ``4H``;
         the pooler ``H^2 + H``; with ``normalize_first`` the final LayerNorm ``2H``.
         """
         h, i = self.hidden_dim, self.intermediate_dim
-        embeddings = (self.vocab_size + self.max_len + self.type_vocab_size) * h + 2 * h
+        embeddings = (self.vocabulary_size + self.max_sequence_length + self.num_segments) * h + 2 * h
         layer = 4 * (h * h + h) + (2 * h * i + i + h) + 4 * h
         final_norm = 2 * h if self.normalize_first else 0
         return embeddings + self.num_layers * layer + final_norm + ((h * h + h) if pooler else 0)

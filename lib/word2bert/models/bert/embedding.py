@@ -27,10 +27,10 @@ class BertEmbedding(keras.layers.Layer):
     """Token + segment + learned position embeddings, summed, layer-normalised, dropped out.
 
     Args:
-        vocab_size: token ids 0 .. vocab_size - 1; id 0 is ``[PAD]``.
+        vocabulary_size: token ids 0 .. vocabulary_size - 1; id 0 is ``[PAD]``.
         hidden_dim: H, the output size.
-        max_len: positions of the learned table (512 in BERT).
-        type_vocab_size: segment ids 0 .. type_vocab_size - 1 (2: sentence A, sentence B).
+        max_sequence_length: positions of the learned table (512 in BERT).
+        num_segments: segment ids 0 .. num_segments - 1 (2: sentence A, sentence B).
         dropout: on the normalised sum (0.1).
         layer_norm_epsilon: 1e-12 as BERT.
         embeddings_initializer: of the three tables (default: truncated normal, stddev 0.02).
@@ -38,7 +38,7 @@ class BertEmbedding(keras.layers.Layer):
 
     Call arguments:
         token_ids: int ``(batch, L)``, 0 = padding.
-        segment_ids: int ``(batch, L)`` in ``0 .. type_vocab_size - 1``; default all 0.
+        segment_ids: int ``(batch, L)`` in ``0 .. num_segments - 1``; default all 0.
         Token and segment ids are range-checked when concrete (eager calls); inside a compiled graph (``fit``,
         ``predict``, ``jax.jit``) they are not, and an id out of range there reads a wrapped row (negative ids)
         or NaN (JAX, ids past the end).
@@ -48,35 +48,35 @@ class BertEmbedding(keras.layers.Layer):
         float ``(batch, L, hidden_dim)``, carrying the padding mask ``token_ids != 0`` ``(batch, L)``.
 
     Raises:
-        ValueError: a size < 1; dropout outside [0, 1); float token ids; ``L > max_len`` (both named);
-            ``segment_ids`` of another shape than ``token_ids``; concrete token ids outside ``0 .. vocab_size - 1``
-            or segment ids outside ``0 .. type_vocab_size - 1`` (the message names the argument and the id).
+        ValueError: a size < 1; dropout outside [0, 1); float token ids; ``L > max_sequence_length`` (both named);
+            ``segment_ids`` of another shape than ``token_ids``; concrete token ids outside ``0 .. vocabulary_size - 1``
+            or segment ids outside ``0 .. num_segments - 1`` (the message names the argument and the id).
 
     Example:
-        >>> emb = BertEmbedding(vocab_size=100, hidden_dim=16, max_len=32)
+        >>> emb = BertEmbedding(vocabulary_size=100, hidden_dim=16, max_sequence_length=32)
         >>> emb(np.array([[2, 7, 3, 0]]), np.array([[0, 0, 0, 0]])).shape   # (1, 4, 16)
 
     Reference: Devlin et al. (2019), section 3.2 ("Input/Output Representations"), figure 2.
     """
 
-    def __init__(self, vocab_size: int, hidden_dim: int, max_len: int = 512, type_vocab_size: int = 2,
+    def __init__(self, vocabulary_size: int, hidden_dim: int, max_sequence_length: int = 512, num_segments: int = 2,
                  dropout: float = 0.1, layer_norm_epsilon: float = 1e-12, embeddings_initializer=None, **kwargs):
         super().__init__(**kwargs)
-        if min(vocab_size, hidden_dim, max_len, type_vocab_size) < 1:
-            raise ValueError(f"vocab_size, hidden_dim, max_len and type_vocab_size must be >= 1, got {vocab_size}, "
-                             f"{hidden_dim}, {max_len}, {type_vocab_size}")
+        if min(vocabulary_size, hidden_dim, max_sequence_length, num_segments) < 1:
+            raise ValueError(f"vocabulary_size, hidden_dim, max_sequence_length and num_segments must be >= 1, got {vocabulary_size}, "
+                             f"{hidden_dim}, {max_sequence_length}, {num_segments}")
         if not 0 <= dropout < 1:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-        self.vocab_size, self.hidden_dim, self.max_len = int(vocab_size), int(hidden_dim), int(max_len)
-        self.type_vocab_size, self.dropout = int(type_vocab_size), float(dropout)
+        self.vocabulary_size, self.hidden_dim, self.max_sequence_length = int(vocabulary_size), int(hidden_dim), int(max_sequence_length)
+        self.num_segments, self.dropout = int(num_segments), float(dropout)
         self.layer_norm_epsilon = float(layer_norm_epsilon)
         self.embeddings_initializer = keras.initializers.get(embeddings_initializer or bert_initializer())
         init = self.embeddings_initializer
         self.token_and_position = TokenAndPositionEmbedding(
-            vocab_size, max_len, hidden_dim, position="learned", scale_embeddings=False,
+            vocabulary_size, max_sequence_length, hidden_dim, position="learned", scale_embeddings=False,
             embeddings_initializer=fresh_copy(init), position_initializer=fresh_copy(init), dtype=self.dtype_policy,
             name="token_and_position")
-        self.segment_embedding = keras.layers.Embedding(type_vocab_size, hidden_dim,
+        self.segment_embedding = keras.layers.Embedding(num_segments, hidden_dim,
                                                         embeddings_initializer=fresh_copy(init),
                                                         dtype=self.dtype_policy, name="segment_embedding")
         self.layer_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=self.dtype_policy,
@@ -86,12 +86,12 @@ class BertEmbedding(keras.layers.Layer):
 
     @property
     def token_embedding(self) -> ReversibleEmbedding:
-        """The token table ``(vocab_size, hidden_dim)``, the matrix a tied masked-LM head reuses."""
+        """The token table ``(vocabulary_size, hidden_dim)``, the matrix a tied masked-LM head reuses."""
         return self.token_and_position.token_embedding
 
     @property
     def position_embedding(self):
-        """The learned position table's layer (``embeddings`` ``(max_len, hidden_dim)``)."""
+        """The learned position table's layer (``embeddings`` ``(max_sequence_length, hidden_dim)``)."""
         return self.token_and_position.position_encoding
 
     def build(self, token_ids_shape, segment_ids_shape=None):
@@ -106,14 +106,14 @@ class BertEmbedding(keras.layers.Layer):
             raise ValueError(f"token_ids must be integers, got dtype {dtype}")
         if len(token_ids.shape) != 2:
             raise ValueError(f"token_ids must have rank 2 (batch, L), got shape {tuple(token_ids.shape)}")
-        check_length(token_ids.shape[1], self.max_len, what="token_ids sequence")
+        check_length(token_ids.shape[1], self.max_sequence_length, what="token_ids sequence")
         if segment_ids is None:
             segment_ids = ops.zeros_like(token_ids)
         elif tuple(segment_ids.shape) != tuple(token_ids.shape):
             raise ValueError(f"segment_ids must have the shape of token_ids {tuple(token_ids.shape)}, got "
                              f"{tuple(segment_ids.shape)}")
         else:
-            check_ids(segment_ids, self.type_vocab_size, "segment_ids",
+            check_ids(segment_ids, self.num_segments, "segment_ids",
                       "0 marks the first sentence and 1 the second (WordPieceTokenizer.encode_pair builds them)")
         x = self.token_and_position(token_ids) + self.segment_embedding(segment_ids)
         return self.dropout_layer(self.layer_norm(x), training=training)
@@ -126,8 +126,8 @@ class BertEmbedding(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"vocab_size": self.vocab_size, "hidden_dim": self.hidden_dim, "max_len": self.max_len,
-                       "type_vocab_size": self.type_vocab_size, "dropout": self.dropout,
+        config.update({"vocabulary_size": self.vocabulary_size, "hidden_dim": self.hidden_dim, "max_sequence_length": self.max_sequence_length,
+                       "num_segments": self.num_segments, "dropout": self.dropout,
                        "layer_norm_epsilon": self.layer_norm_epsilon,
                        "embeddings_initializer": keras.initializers.serialize(self.embeddings_initializer)})
         return config

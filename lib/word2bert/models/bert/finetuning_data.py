@@ -24,17 +24,17 @@ from word2bert.tokenizers.words import word_spans
 IGNORE_LABEL = -1            # a piece whose prediction counts nowhere (loss or accuracy)
 
 
-def encode_texts(tokenizer, texts, pairs=None, max_len: int = 128) -> dict[str, np.ndarray]:
+def encode_texts(tokenizer, texts, pairs=None, sequence_length: int = 128) -> dict[str, np.ndarray]:
     """``tokenizer.encode_pair`` over a batch: ``[CLS] a [SEP]`` or ``[CLS] a [SEP] b [SEP]``, padded.
 
     Args:
         tokenizer: a ``WordPieceTokenizer``.
         texts: list of strings (the ``a`` side).
         pairs: None, or a list of strings of the same length (the ``b`` side).
-        max_len: the length of every row (long pairs are truncated as ``encode_pair`` does).
+        sequence_length: the length of every row (long pairs are truncated as ``encode_pair`` does).
 
     Returns:
-        dict of ``token_ids`` int32, ``segment_ids`` int32, ``padding_mask`` bool, each ``(len(texts), max_len)``.
+        dict of ``token_ids`` int32, ``segment_ids`` int32, ``padding_mask`` bool, each ``(len(texts), sequence_length)``.
 
     Raises:
         ValueError: ``texts`` is a string or empty, ``pairs`` of another length; what ``encode_pair`` raises.
@@ -44,7 +44,7 @@ def encode_texts(tokenizer, texts, pairs=None, max_len: int = 128) -> dict[str, 
     if pairs is not None and (isinstance(pairs, str) or len(pairs) != len(texts)):
         raise ValueError(f"pairs must be a list as long as texts ({len(texts)}), got "
                          f"{'a string' if isinstance(pairs, str) else len(pairs)}")
-    rows = [tokenizer.encode_pair(a, None if pairs is None else pairs[i], max_len=max_len)
+    rows = [tokenizer.encode_pair(a, None if pairs is None else pairs[i], sequence_length=sequence_length)
             for i, a in enumerate(texts)]
     return {key: np.stack([row[key] for row in rows]) for key in ("token_ids", "segment_ids", "padding_mask")}
 
@@ -57,10 +57,10 @@ def _raw_word_pieces(tokenizer, word: str) -> list[str]:
 
 
 class AlignedTags(NamedTuple):
-    """Tagged sentences as model inputs: ``inputs`` (dict of ``(n, max_len)`` arrays), ``labels`` int32
-    ``(n, max_len)`` (the tag id on each word's first piece, ``IGNORE_LABEL`` elsewhere), ``word_index`` int32
-    ``(n, max_len)`` (which word a labelled piece starts, -1 elsewhere) and ``words_cut``: the number of words
-    that did not fit in ``max_len`` (they have no prediction; count them as errors)."""
+    """Tagged sentences as model inputs: ``inputs`` (dict of ``(n, sequence_length)`` arrays), ``labels`` int32
+    ``(n, sequence_length)`` (the tag id on each word's first piece, ``IGNORE_LABEL`` elsewhere), ``word_index`` int32
+    ``(n, sequence_length)`` (which word a labelled piece starts, -1 elsewhere) and ``words_cut``: the number of words
+    that did not fit in ``sequence_length`` (they have no prediction; count them as errors)."""
 
     inputs: dict
     labels: np.ndarray
@@ -68,14 +68,14 @@ class AlignedTags(NamedTuple):
     words_cut: int
 
 
-def align_first_pieces(tokenizer, sentences, tags, max_len: int = 128) -> AlignedTags:
+def align_first_pieces(tokenizer, sentences, tags, sequence_length: int = 128) -> AlignedTags:
     """Label the first WordPiece of every word with the word's tag, ignore the other pieces.
 
     Args:
         tokenizer: a ``WordPieceTokenizer``.
         sentences: list of word lists (``["The", "unaffable", "dog"]``).
         tags: list of int tag-id lists, one per word (``[3, 7, 1]``).
-        max_len: row length; ``[CLS]`` and ``[SEP]`` take two positions, words past the end are cut.
+        sequence_length: row length; ``[CLS]`` and ``[SEP]`` take two positions, words past the end are cut.
 
     Returns:
         ``AlignedTags``. For "the unaffable dog" split ``[CLS] the un ##aff ##able dog [SEP]``: labels
@@ -83,20 +83,20 @@ def align_first_pieces(tokenizer, sentences, tags, max_len: int = 128) -> Aligne
 
     Raises:
         ValueError: a sentence and its tags of different lengths (naming the sentence), a negative tag,
-            a string where a word list belongs, ``max_len`` < 3.
+            a string where a word list belongs, ``sequence_length`` < 3.
 
     Reference: Devlin et al. (2019), section 5.3 ("the representation of the first sub-token").
     """
-    if max_len < 3:
-        raise ValueError(f"max_len must hold [CLS], one piece and [SEP]: >= 3, got {max_len}")
+    if sequence_length < 3:
+        raise ValueError(f"sequence_length must hold [CLS], one piece and [SEP]: >= 3, got {sequence_length}")
     if isinstance(sentences, str) or len(sentences) != len(tags):
         raise ValueError(f"sentences (word lists) and tags must be lists of the same length, got "
                          f"{'a string' if isinstance(sentences, str) else len(sentences)} and {len(tags)}")
     cls_id, sep_id = tokenizer.token_to_id(tokenizer.cls_token), tokenizer.token_to_id(tokenizer.sep_token)
     n = len(sentences)
-    token_ids = np.zeros((n, max_len), np.int32)
-    labels = np.full((n, max_len), IGNORE_LABEL, np.int32)
-    word_index = np.full((n, max_len), -1, np.int32)
+    token_ids = np.zeros((n, sequence_length), np.int32)
+    labels = np.full((n, sequence_length), IGNORE_LABEL, np.int32)
+    word_index = np.full((n, sequence_length), -1, np.int32)
     lengths = np.zeros(n, np.int32)
     cut = 0
     for row, (words, word_tags) in enumerate(zip(sentences, tags)):
@@ -110,7 +110,7 @@ def align_first_pieces(tokenizer, sentences, tags, max_len: int = 128) -> Aligne
                 raise ValueError(f"sentence {row}, word {word!r}: tags must be int ids >= 0 (map tag names to ids "
                                  f"first), got {tag!r}")
             pieces = [tokenizer.token_to_id(p) for p in _raw_word_pieces(tokenizer, word)]
-            if position + len(pieces) > max_len - 1:
+            if position + len(pieces) > sequence_length - 1:
                 cut += len(words) - w
                 break
             labels[row, position], word_index[row, position] = tag, w
@@ -119,7 +119,7 @@ def align_first_pieces(tokenizer, sentences, tags, max_len: int = 128) -> Aligne
         ids.append(sep_id)
         token_ids[row, :len(ids)] = ids
         lengths[row] = len(ids)
-    padding_mask = np.arange(max_len)[None, :] < lengths[:, None]
+    padding_mask = np.arange(sequence_length)[None, :] < lengths[:, None]
     inputs = {"token_ids": token_ids, "segment_ids": np.zeros_like(token_ids), "padding_mask": padding_mask}
     return AlignedTags(inputs, labels, word_index, cut)
 
@@ -129,8 +129,8 @@ def word_hits(logits, aligned: AlignedTags) -> np.ndarray:
     where it is not, and 0.0 for each of the ``words_cut`` that did not fit (appended at the end).
 
     Args:
-        logits: float ``(n, max_len, num_tags)``, ``BertTokenTagger``'s output (or predicted tag ids, ints
-            ``(n, max_len)``).
+        logits: float ``(n, sequence_length, num_tags)``, ``BertTokenTagger``'s output (or predicted tag ids, ints
+            ``(n, sequence_length)``).
         aligned: the ``AlignedTags`` the logits were computed on.
 
     Returns:
@@ -155,8 +155,8 @@ def word_accuracy(logits, aligned: AlignedTags) -> float:
     ``words_cut`` that did not fit count as wrong (the mean of ``word_hits``).
 
     Args:
-        logits: float ``(n, max_len, num_tags)``, ``BertTokenTagger``'s output (or a prediction array of ints
-            ``(n, max_len)``).
+        logits: float ``(n, sequence_length, num_tags)``, ``BertTokenTagger``'s output (or a prediction array of ints
+            ``(n, sequence_length)``).
         aligned: the ``AlignedTags`` the logits were computed on.
 
     Returns:
@@ -176,10 +176,10 @@ def context_words(text: str) -> list[tuple[int, int]]:
 
 
 class QAWindows(NamedTuple):
-    """Questions with their contexts cut into windows. ``inputs``: dict of ``(n_windows, max_len)`` arrays;
+    """Questions with their contexts cut into windows. ``inputs``: dict of ``(n_windows, sequence_length)`` arrays;
     ``positions`` int32 ``(n_windows, 2)``: the answer's first and last piece in the window, ``(0, 0)`` (the
     ``[CLS]`` position) when the answer is not wholly inside it; ``example_index`` int32 ``(n_windows,)``: the
-    question each window belongs to; ``char_spans`` int32 ``(n_windows, max_len, 2)``: the characters of the
+    question each window belongs to; ``char_spans`` int32 ``(n_windows, sequence_length, 2)``: the characters of the
     context that a context piece covers (its whole word), ``-1`` on the question and special tokens;
     ``answer_inside`` bool ``(n_windows,)``."""
 
@@ -190,17 +190,17 @@ class QAWindows(NamedTuple):
     answer_inside: np.ndarray
 
 
-def qa_windows(tokenizer, examples, max_len: int = 128, doc_stride: int = 64, max_query_len: int = 32) -> QAWindows:
+def qa_windows(tokenizer, examples, sequence_length: int = 128, doc_stride: int = 64, max_query_len: int = 32) -> QAWindows:
     """``[CLS] question [SEP] window of the context [SEP]`` for every window a ``doc_stride`` apart.
 
     Args:
         tokenizer: a ``WordPieceTokenizer``.
         examples: objects with ``context``, ``question`` and ``answers`` (a list of ``(text, answer_start)``;
             the first one is the training target), as ``squad_v1`` returns them.
-        max_len: the window's full length, specials and question included.
+        sequence_length: the window's full length, specials and question included.
         doc_stride: how many context pieces one window starts after the previous one; the last window
             reaches the end of the context. A stride longer than a window's room for context pieces
-            (``m = max_len - len(question pieces) - 3``) is clamped to ``m``: consecutive windows then touch,
+            (``m = sequence_length - len(question pieces) - 3``) is clamped to ``m``: consecutive windows then touch,
             so every context piece is in at least one window and no window is empty (a longer stride would skip
             the pieces between two windows).
         max_query_len: longer questions are cut to this many pieces.
@@ -212,18 +212,18 @@ def qa_windows(tokenizer, examples, max_len: int = 128, doc_stride: int = 64, ma
 
     Raises:
         ValueError: no examples; ``doc_stride`` or ``max_query_len`` < 1; no room for context pieces
-            (``max_len - max_query_len - 3 < 1``); an answer span outside its context, not matching its text, or
+            (``sequence_length - max_query_len - 3 < 1``); an answer span outside its context, not matching its text, or
             holding no word (naming the question).
 
     Reference: google-research/bert ``run_squad.py`` (``convert_examples_to_features``), for the windows.
     """
-    room = max_len - max_query_len - 3
+    room = sequence_length - max_query_len - 3
     if isinstance(examples, str) or len(examples) == 0:
         raise ValueError("examples must be a non-empty list of questions with context, question and answers")
     if doc_stride < 1 or room < 1 or max_query_len < 1:
-        raise ValueError(f"need doc_stride >= 1, max_query_len >= 1 and max_len - max_query_len - 3 >= 1, got "
+        raise ValueError(f"need doc_stride >= 1, max_query_len >= 1 and sequence_length - max_query_len - 3 >= 1, got "
                          f"doc_stride={doc_stride}, "
-                         f"max_len={max_len}, max_query_len={max_query_len}")
+                         f"sequence_length={sequence_length}, max_query_len={max_query_len}")
     cls_id, sep_id = tokenizer.token_to_id(tokenizer.cls_token), tokenizer.token_to_id(tokenizer.sep_token)
     rows, positions, owners, spans, inside = [], [], [], [], []
     for e, example in enumerate(examples):
@@ -247,7 +247,7 @@ def qa_windows(tokenizer, examples, max_len: int = 128, doc_stride: int = 64, ma
                                  f"context (empty or only spaces)")
             first, last = int(covering[0]), int(covering[-1])
         query = [tokenizer.token_to_id(p) for p in tokenizer.tokenize(example.question)][:max_query_len]
-        window_room = max_len - len(query) - 3
+        window_room = sequence_length - len(query) - 3
         stride = min(doc_stride, window_room)        # a longer stride would leave pieces between two windows
         # the last start is >= len(pieces) - window_room, so the last window reaches the context's end; it is
         # < len(pieces) since stride <= window_room, so no window is empty
@@ -256,11 +256,11 @@ def qa_windows(tokenizer, examples, max_len: int = 128, doc_stride: int = 64, ma
             chunk = pieces[begin:begin + window_room]
             offset = len(query) + 2
             ids = [cls_id] + query + [sep_id] + chunk + [sep_id]
-            row = np.zeros((3, max_len), np.int32)
+            row = np.zeros((3, sequence_length), np.int32)
             row[0, :len(ids)] = ids
             row[1, offset:len(ids)] = 1
             row[2, :len(ids)] = 1
-            span = np.full((max_len, 2), -1, np.int32)
+            span = np.full((sequence_length, 2), -1, np.int32)
             span[offset:offset + len(chunk)] = piece_spans[begin:begin + len(chunk)]
             whole = first >= begin and last < begin + len(chunk) and first >= 0
             positions.append((first - begin + offset, last - begin + offset) if whole else (0, 0))
@@ -323,13 +323,13 @@ def decode_answers(logits, windows: QAWindows, contexts, max_answer_len: int = 3
     """Every question's answer text: the best valid span over all of its windows.
 
     Args:
-        logits: float ``(n_windows, max_len, 2)``, ``BertQuestionAnswerer``'s output on ``windows``.
+        logits: float ``(n_windows, sequence_length, 2)``, ``BertQuestionAnswerer``'s output on ``windows``.
         windows: the ``QAWindows`` the logits belong to.
         contexts: the context string of each question (``[ex.context for ex in examples]``).
         max_answer_len, n_best: as ``best_spans``.
 
     Raises:
-        ValueError: ``logits`` not ``(n_windows, max_len, 2)`` for these windows; a NaN logit at a context position
+        ValueError: ``logits`` not ``(n_windows, sequence_length, 2)`` for these windows; a NaN logit at a context position
             (naming the window, the position and start or end); what ``best_spans`` raises.
 
     Returns:
@@ -339,9 +339,9 @@ def decode_answers(logits, windows: QAWindows, contexts, max_answer_len: int = 3
         ``-inf``, e.g. all its context logits ``-inf``) gets the "no answer" value ``("", -1, -inf)``.
     """
     logits = np.asarray(logits)
-    n_windows, max_len = windows.char_spans.shape[:2]
-    if logits.ndim != 3 or logits.shape != (n_windows, max_len, 2):
-        raise ValueError(f"logits must be (n_windows={n_windows}, max_len={max_len}, 2) for these windows, got "
+    n_windows, sequence_length = windows.char_spans.shape[:2]
+    if logits.ndim != 3 or logits.shape != (n_windows, sequence_length, 2):
+        raise ValueError(f"logits must be (n_windows={n_windows}, sequence_length={sequence_length}, 2) for these windows, got "
                          f"{logits.shape}")
     nan = np.argwhere(np.isnan(logits) & (windows.char_spans[..., :1] >= 0))
     if len(nan):

@@ -19,7 +19,7 @@ class MaskedLMHead(keras.layers.Layer):
     """Vocabulary logits at the masked positions, tied to the token embedding.
 
     Args:
-        vocab_size: V, the number of logits per position.
+        vocabulary_size: V, the number of logits per position.
         token_embedding: the backbone's token ``word2bert.layers.ReversibleEmbedding``: the logits are
             ``token_embedding(h, reverse=True)``, so the output matrix *is* its
             ``embeddings`` variable ``(V, H)`` (the same object, not a copy) and it is not part of this
@@ -41,29 +41,33 @@ class MaskedLMHead(keras.layers.Layer):
         float32 logits ``(batch, P, V)``.
 
     Raises:
-        ValueError: ``vocab_size`` < 1, or not the token embedding's ``input_dim``; a token embedding that is
+        ValueError: ``vocabulary_size`` < 1, or not the token embedding's ``input_dim``; a token embedding that is
             not a ``ReversibleEmbedding``; float positions;
             the embedding's width differs from ``H``.
 
     Example:
-        >>> head = MaskedLMHead(backbone.vocab_size, token_embedding=backbone.token_embedding)
-        >>> head(sequence_output, mask_positions).shape   # (batch, P, vocab_size)
+        >>> head = MaskedLMHead(backbone.vocabulary_size, token_embedding=backbone.token_embedding)
+        >>> head(sequence_output, mask_positions).shape   # (batch, P, vocabulary_size)
 
     Reference: Devlin et al. (2019), section 3.1 (task 1) and google-research/bert ``get_masked_lm_output``.
+
+    Differs from keras-hub's ``MaskedLMHead``: ``activation`` is the transform's (keras-hub calls that one
+    ``intermediate_activation`` and uses ``activation`` on the output), the output is always float32 logits,
+    and ``layer_norm_epsilon`` defaults to BERT's 1e-12 (keras-hub: 1e-5).
     """
 
-    def __init__(self, vocab_size: int, token_embedding: ReversibleEmbedding | None = None, activation="gelu",
+    def __init__(self, vocabulary_size: int, token_embedding: ReversibleEmbedding | None = None, activation="gelu",
                  layer_norm_epsilon: float = 1e-12, kernel_initializer=None, **kwargs):
         super().__init__(**kwargs)
-        if vocab_size < 1:
-            raise ValueError(f"vocab_size must be >= 1, got {vocab_size}")
+        if vocabulary_size < 1:
+            raise ValueError(f"vocabulary_size must be >= 1, got {vocabulary_size}")
         if token_embedding is not None and not isinstance(token_embedding, ReversibleEmbedding):
             raise ValueError(f"token_embedding must be a word2bert.layers.ReversibleEmbedding (the backbone's "
                              f"token_embedding), got {type(token_embedding).__name__}")
-        if token_embedding is not None and token_embedding.input_dim != vocab_size:
-            raise ValueError(f"vocab_size ({vocab_size}) must be the token embedding's input_dim "
+        if token_embedding is not None and token_embedding.input_dim != vocabulary_size:
+            raise ValueError(f"vocabulary_size ({vocabulary_size}) must be the token embedding's input_dim "
                              f"({token_embedding.input_dim})")
-        self.vocab_size, self.token_embedding = int(vocab_size), token_embedding
+        self.vocabulary_size, self.token_embedding = int(vocabulary_size), token_embedding
         self.activation, self.layer_norm_epsilon = activation, float(layer_norm_epsilon)
         self.kernel_initializer = keras.initializers.get(kernel_initializer or bert_initializer())
 
@@ -81,9 +85,9 @@ class MaskedLMHead(keras.layers.Layer):
         self.transform_norm.build((None, None, hidden))
         self.output_kernel = None
         if self.token_embedding is None:
-            self.output_kernel = self.add_weight(name="output_kernel", shape=(hidden, self.vocab_size),
+            self.output_kernel = self.add_weight(name="output_kernel", shape=(hidden, self.vocabulary_size),
                                                  initializer=fresh_copy(self.kernel_initializer))
-        self.output_bias = self.add_weight(name="output_bias", shape=(self.vocab_size,), initializer="zeros")
+        self.output_bias = self.add_weight(name="output_bias", shape=(self.vocabulary_size,), initializer="zeros")
         self.built = True
 
     @property
@@ -109,7 +113,7 @@ class MaskedLMHead(keras.layers.Layer):
         return None   # the sequence's padding mask does not apply to the gathered positions
 
     def compute_output_shape(self, inputs_shape, mask_positions_shape):
-        return (*tuple(mask_positions_shape), self.vocab_size)
+        return (*tuple(mask_positions_shape), self.vocabulary_size)
 
     def compute_output_spec(self, inputs, mask_positions):
         return keras.KerasTensor(self.compute_output_shape(inputs.shape, mask_positions.shape), dtype="float32")
@@ -118,7 +122,7 @@ class MaskedLMHead(keras.layers.Layer):
         config = super().get_config()
         activation = self.activation if isinstance(self.activation, str) else keras.activations.serialize(
             keras.activations.get(self.activation))
-        config.update({"vocab_size": self.vocab_size, "activation": activation,
+        config.update({"vocabulary_size": self.vocabulary_size, "activation": activation,
                        "layer_norm_epsilon": self.layer_norm_epsilon,
                        "kernel_initializer": keras.initializers.serialize(self.kernel_initializer)})
         return config

@@ -1,5 +1,5 @@
 """The BERT encoder: input embeddings, a stack of post-LN Transformer encoder blocks with GELU (the
-shared ``word2bert.layers.TransformerEncoderBlock``), and the pooler, a tanh layer on the final
+shared ``word2bert.layers.TransformerEncoder``), and the pooler, a tanh layer on the final
 hidden state of ``[CLS]`` (Devlin et al. 2019, section 3).
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from keras import ops
 
 from word2bert.models.bert.config import BertConfig
 from word2bert.models.bert.embedding import BertEmbedding, bert_initializer
-from word2bert.layers import TransformerEncoderBlock, check_model_dims
+from word2bert.layers import TransformerEncoder, check_model_dims
 
 
 def split_inputs(inputs):
@@ -32,9 +32,10 @@ class BertBackbone(keras.Model):
     """BERT without a task head: contextual vectors of every token, and the pooled ``[CLS]`` vector.
 
     Args:
-        vocab_size, num_layers, hidden_dim, num_heads, intermediate_dim, max_len, type_vocab_size: as ``BertConfig``
-            (``BertBackbone.from_bert_config(config)`` takes one).
-        dropout, normalize_first: as ``BertConfig``.
+        vocabulary_size, num_layers, num_heads, hidden_dim, intermediate_dim, dropout, max_sequence_length,
+            num_segments: as ``BertConfig`` (``BertBackbone.from_bert_config(config)`` takes one), in the order of
+            keras-hub's ``BertBackbone``, so the same positional call builds either.
+        normalize_first: as ``BertConfig``.
         activation: of the feed-forward networks: ``"gelu"`` (the exact erf form, as BERT's PyTorch checkpoints
             and Hugging Face compute it), ``"gelu_approximate"`` (the tanh approximation that keras-hub's
             ``BertBackbone`` and Google's TensorFlow BERT use; ``word2bert.layers.activations``), any Keras
@@ -58,11 +59,11 @@ class BertBackbone(keras.Model):
         = ``tanh(W h_[CLS] + b)``, from position 0.
 
     Raises:
-        ValueError: ``num_heads`` does not divide ``hidden_dim``; sizes < 1; ``L > max_len``; a ``padding_mask``
-            or ``segment_ids`` of another shape than ``token_ids``.
+        ValueError: ``num_heads`` does not divide ``hidden_dim``; sizes < 1; ``L > max_sequence_length``; a
+            ``padding_mask`` or ``segment_ids`` of another shape than ``token_ids``.
 
     Example:
-        >>> backbone = BertBackbone(vocab_size=1000, num_layers=2, hidden_dim=64, num_heads=4, intermediate_dim=256)
+        >>> backbone = BertBackbone(vocabulary_size=1000, num_layers=2, hidden_dim=64, num_heads=4, intermediate_dim=256)
         >>> out = backbone({"token_ids": ids, "segment_ids": segments})
         >>> out["sequence_output"].shape, out["pooled_output"].shape   # (batch, L, 64), (batch, 64)
 
@@ -71,24 +72,24 @@ class BertBackbone(keras.Model):
     computes with the same activation (tested with copied weights).
     """
 
-    def __init__(self, vocab_size: int, num_layers: int, hidden_dim: int, num_heads: int, intermediate_dim: int,
-                 max_len: int = 512, type_vocab_size: int = 2, dropout: float = 0.1, activation="gelu",
+    def __init__(self, vocabulary_size: int, num_layers: int, num_heads: int, hidden_dim: int, intermediate_dim: int,
+                 dropout: float = 0.1, max_sequence_length: int = 512, num_segments: int = 2, activation="gelu",
                  layer_norm_epsilon: float = 1e-12, return_dict: bool = True, normalize_first: bool = False,
                  **kwargs):
         super().__init__(**kwargs)
         check_model_dims(hidden_dim, num_heads)
         if min(num_layers, intermediate_dim) < 1:
             raise ValueError(f"num_layers and intermediate_dim must be >= 1, got {num_layers}, {intermediate_dim}")
-        self.vocab_size, self.num_layers, self.hidden_dim = int(vocab_size), int(num_layers), int(hidden_dim)
-        self.num_heads, self.intermediate_dim, self.max_len = int(num_heads), int(intermediate_dim), int(max_len)
-        self.type_vocab_size, self.dropout, self.activation = int(type_vocab_size), float(dropout), activation
+        self.vocabulary_size, self.num_layers, self.hidden_dim = int(vocabulary_size), int(num_layers), int(hidden_dim)
+        self.num_heads, self.intermediate_dim, self.max_sequence_length = int(num_heads), int(intermediate_dim), int(max_sequence_length)
+        self.num_segments, self.dropout, self.activation = int(num_segments), float(dropout), activation
         self.layer_norm_epsilon, self.return_dict = float(layer_norm_epsilon), bool(return_dict)
         self.normalize_first = bool(normalize_first)
-        self.embedding = BertEmbedding(vocab_size, hidden_dim, max_len=max_len, type_vocab_size=type_vocab_size,
+        self.embedding = BertEmbedding(vocabulary_size, hidden_dim, max_sequence_length=max_sequence_length, num_segments=num_segments,
                                        dropout=dropout, layer_norm_epsilon=layer_norm_epsilon,
                                        dtype=self.dtype_policy, name="embedding")
         self.encoder_blocks = [
-            TransformerEncoderBlock(intermediate_dim, num_heads, dropout=dropout, activation=activation,
+            TransformerEncoder(intermediate_dim, num_heads, dropout=dropout, activation=activation,
                                     layer_norm_epsilon=layer_norm_epsilon, kernel_initializer=bert_initializer(),
                                     normalize_first=self.normalize_first, dtype=self.dtype_policy, name=f"encoder_{i}")
             for i in range(self.num_layers)]
@@ -115,7 +116,7 @@ class BertBackbone(keras.Model):
 
     @property
     def token_embedding(self):
-        """The token embedding layer; its ``embeddings`` ``(vocab_size, hidden_dim)`` is what an MLM head ties to."""
+        """The token embedding layer; its ``embeddings`` ``(vocabulary_size, hidden_dim)`` is what an MLM head ties to."""
         return self.embedding.token_embedding
 
     def build(self, input_shape=None):
@@ -203,9 +204,9 @@ class BertBackbone(keras.Model):
     def get_config(self):
         activation = self.activation if isinstance(self.activation, str) else keras.activations.serialize(
             keras.activations.get(self.activation))
-        return {**super().get_config(), "vocab_size": self.vocab_size, "num_layers": self.num_layers,
+        return {**super().get_config(), "vocabulary_size": self.vocabulary_size, "num_layers": self.num_layers,
                 "hidden_dim": self.hidden_dim, "num_heads": self.num_heads,
-                "intermediate_dim": self.intermediate_dim, "max_len": self.max_len,
-                "type_vocab_size": self.type_vocab_size, "dropout": self.dropout, "activation": activation,
+                "intermediate_dim": self.intermediate_dim, "max_sequence_length": self.max_sequence_length,
+                "num_segments": self.num_segments, "dropout": self.dropout, "activation": activation,
                 "layer_norm_epsilon": self.layer_norm_epsilon, "return_dict": self.return_dict,
                 "normalize_first": self.normalize_first}

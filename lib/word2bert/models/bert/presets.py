@@ -55,7 +55,7 @@ def load_hf_bert(source=None, approximate_gelu: bool = False, dropout: float | N
 
     Returns:
         ``(backbone, tokenizer)``: a built ``BertBackbone`` (float32 weights; called on int ``token_ids``,
-        ``segment_ids`` and ``padding_mask`` ``(batch, L)``, ``L <= max_len``, it returns ``sequence_output``
+        ``segment_ids`` and ``padding_mask`` ``(batch, L)``, ``L <= max_sequence_length``, it returns ``sequence_output``
         float32 ``(batch, L, hidden)`` and ``pooled_output`` float32 ``(batch, hidden)``, the checkpoint's pooler)
         and a ``WordPieceTokenizer`` over ``vocab.txt`` with BERT's uncased normalisation (lower-case, accents
         stripped, punctuation and CJK characters split; ``do_lower_case`` of ``tokenizer_config.json`` when the
@@ -74,7 +74,7 @@ def load_hf_bert(source=None, approximate_gelu: bool = False, dropout: float | N
 
     Example:
         >>> backbone, tokenizer = load_hf_bert()                  # all-MiniLM-L6-v2 from the cache folder
-        >>> batch = tokenizer.encode_pair("A man plays the guitar.", max_len=16)
+        >>> batch = tokenizer.encode_pair("A man plays the guitar.", sequence_length=16)
         >>> backbone({k: v[None] for k, v in batch.items()})["sequence_output"].shape   # (1, 16, 384)
 
     Source: the checkpoint layout of Hugging Face ``transformers``' ``BertModel`` (Wolf et al. 2020); the weight
@@ -89,7 +89,7 @@ def load_hf_bert(source=None, approximate_gelu: bool = False, dropout: float | N
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CheckpointError(f"{where} is not JSON ({e}){checkpoint.fetch}") from None
     kwargs = backbone_config_from_hf(config, approximate_gelu, dropout, where)
-    tokenizer = _tokenizer(checkpoint, kwargs["vocab_size"])
+    tokenizer = _tokenizer(checkpoint, kwargs["vocabulary_size"])
     cache = None
     if cache_dir is not None:
         stem = checkpoint.path.name.removesuffix(".whl").split("-py")[0] if checkpoint.zip else checkpoint.path.name

@@ -30,16 +30,16 @@ class BertPretrainer(keras.Model):
         training: dropout on or off.
 
     Returns:
-        ``{"mlm": float32 (batch, P, vocab_size), "nsp": float32 (batch, 2)}`` logits.
+        ``{"mlm": float32 (batch, P, vocabulary_size), "nsp": float32 (batch, 2)}`` logits.
 
     Raises:
         ValueError: ``backbone`` is not a ``BertBackbone`` returning a dict; an input key missing.
 
     Example:
-        >>> model = BertPretrainer(BertBackbone(vocab_size=8000, num_layers=4, hidden_dim=256, num_heads=4,
-        ...                                     intermediate_dim=1024, max_len=128))
+        >>> model = BertPretrainer(BertBackbone(vocabulary_size=8000, num_layers=4, hidden_dim=256, num_heads=4,
+        ...                                     intermediate_dim=1024, max_sequence_length=128))
         >>> model.compile(optimizer=keras.optimizers.AdamW(1e-4))   # MaskedLMLoss + NSP cross-entropy
-        >>> model.fit(PretrainingBatches(documents, tokenizer, batch_size=32, max_len=128), epochs=3)
+        >>> model.fit(PretrainingBatches(documents, tokenizer, batch_size=32, sequence_length=128), epochs=3)
 
     Reference: Devlin et al. (2019), section 3.1 and appendix A.
     """
@@ -49,7 +49,7 @@ class BertPretrainer(keras.Model):
         if not isinstance(backbone, BertBackbone) or not backbone.return_dict:
             raise ValueError(f"backbone must be a BertBackbone with return_dict=True, got {backbone!r}")
         self.backbone = backbone
-        self.mlm_head = MaskedLMHead(backbone.vocab_size, token_embedding=backbone.token_embedding,
+        self.mlm_head = MaskedLMHead(backbone.vocabulary_size, token_embedding=backbone.token_embedding,
                                      activation=backbone.activation, layer_norm_epsilon=backbone.layer_norm_epsilon,
                                      dtype=self.dtype_policy, name="mlm_head")
         self.nsp_head = NextSentenceHead(dtype=self.dtype_policy, name="nsp_head")

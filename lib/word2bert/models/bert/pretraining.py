@@ -34,7 +34,7 @@ def _as_rng(rng) -> np.random.Generator:
     return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
 
 
-def mask_tokens(token_ids, rng, vocab_size: int, special_ids, mask_id: int, rate: float = 0.15,
+def mask_tokens(token_ids, rng, vocabulary_size: int, special_ids, mask_id: int, rate: float = 0.15,
                 max_predictions: int | None = None, whole_word: bool = False, word_starts=None):
     """Choose prediction targets in each sequence and corrupt them 80/10/10.
 
@@ -42,7 +42,7 @@ def mask_tokens(token_ids, rng, vocab_size: int, special_ids, mask_id: int, rate
         token_ids: int ``(batch, L)`` (or ``(L,)``); 0 = padding. Padding and ``special_ids`` are never
             chosen, so masking a padded batch is masking before padding: the rate counts real tokens only.
         rng: a ``numpy.random.Generator`` or a seed.
-        vocab_size: ids are ``0 .. vocab_size - 1``; random replacements are drawn uniformly from the
+        vocabulary_size: ids are ``0 .. vocabulary_size - 1``; random replacements are drawn uniformly from the
             ids that are not special.
         special_ids: ids never chosen and never drawn as replacements (``[PAD]`` = 0 and ``mask_id`` always are).
         mask_id: the ``[MASK]`` id.
@@ -67,7 +67,7 @@ def mask_tokens(token_ids, rng, vocab_size: int, special_ids, mask_id: int, rate
             ``word_starts`` of the same shape; no non-special id left to draw from.
 
     Example:
-        >>> masked, positions, labels, weights = mask_tokens(ids, np.random.default_rng(0), vocab_size=8000,
+        >>> masked, positions, labels, weights = mask_tokens(ids, np.random.default_rng(0), vocabulary_size=8000,
         ...                                                  special_ids=[0, 1, 2, 3, 4], mask_id=4)
 
     Reference: Devlin et al. (2019), section 3.1 and appendix C.2 (the 80/10/10 ablation);
@@ -80,21 +80,21 @@ def mask_tokens(token_ids, rng, vocab_size: int, special_ids, mask_id: int, rate
         raise ValueError(f"token_ids must have rank 1 or 2, got shape {np.shape(token_ids)}")
     if not 0 < rate <= 1:
         raise ValueError(f"rate must be in (0, 1], got {rate}")
-    if ids.size and (ids.min() < 0 or ids.max() >= vocab_size):
-        raise ValueError(f"token ids must be in 0 .. {vocab_size - 1}, got {ids.min()} .. {ids.max()}")
+    if ids.size and (ids.min() < 0 or ids.max() >= vocabulary_size):
+        raise ValueError(f"token ids must be in 0 .. {vocabulary_size - 1}, got {ids.min()} .. {ids.max()}")
     max_predictions = math.ceil(rate * ids.shape[1]) if max_predictions is None else int(max_predictions)
     if max_predictions < 1:
         raise ValueError(f"max_predictions must be >= 1, got {max_predictions}")
     if "int" not in ids.dtype.name:
         raise ValueError(f"token_ids must be integers, got dtype {ids.dtype}")
     special_ids = np.asarray(list(special_ids), np.int64)
-    if special_ids.size and (special_ids.min() < 0 or special_ids.max() >= vocab_size):
-        raise ValueError(f"special_ids must be in 0 .. {vocab_size - 1}, got "
+    if special_ids.size and (special_ids.min() < 0 or special_ids.max() >= vocabulary_size):
+        raise ValueError(f"special_ids must be in 0 .. {vocabulary_size - 1}, got "
                          f"{special_ids.min()} .. {special_ids.max()}")
-    special = np.zeros(vocab_size, bool)
+    special = np.zeros(vocabulary_size, bool)
     special[special_ids] = True
-    if not 0 <= mask_id < vocab_size:
-        raise ValueError(f"mask_id {mask_id} is outside the vocabulary (size {vocab_size})")
+    if not 0 <= mask_id < vocabulary_size:
+        raise ValueError(f"mask_id {mask_id} is outside the vocabulary (size {vocabulary_size})")
     special[[0, mask_id]] = True
     replacements = np.flatnonzero(~special)
     if not len(replacements):
@@ -190,7 +190,7 @@ def pack_documents(documents, tokenizer, max_tokens: int):
 
     Example:
         >>> packed = pack_documents(pretraining_documents("train"), tokenizer, max_tokens=61)
-        >>> PretrainingBatches(packed, tokenizer, max_len=125)
+        >>> PretrainingBatches(packed, tokenizer, sequence_length=125)
 
     Reference: Devlin et al. (2019), section 3 ("a 'sentence' can be an arbitrary span of contiguous
     text") and appendix A.2; google-research/bert ``create_instances_from_document``, which also fills
@@ -311,11 +311,11 @@ class PretrainingBatches(keras.utils.PyDataset):
     Args:
         documents: as ``NextSentencePairs`` (``pack_documents`` first to fill each segment with a span).
         tokenizer: a ``word2bert.tokenizers.WordPieceTokenizer`` with ``[MASK]`` (pairs are encoded with its
-            ``encode_pair(a, b, max_len)``; every bracketed token of its vocabulary is special).
+            ``encode_pair(a, b, sequence_length)``; every bracketed token of its vocabulary is special).
         batch_size: pairs per batch (a global batch: with ``keras.distribution.DataParallel`` it is split
             across devices).
-        max_len: L, tokens per pair, padding included.
-        max_predictions: P, prediction slots per pair (default ``ceil(rate * max_len)``).
+        sequence_length: L, tokens per pair, padding included.
+        max_predictions: P, prediction slots per pair (default ``ceil(rate * sequence_length)``).
         seed: epoch e draws its pairs and masks from ``seed + e`` (epochs are counted by
             ``on_epoch_begin``, which ``fit`` calls: an epoch ends once all its batches were read); batch i
             of epoch e is the same whatever the order in
@@ -341,24 +341,24 @@ class PretrainingBatches(keras.utils.PyDataset):
             (``negatives`` included).
 
     Example:
-        >>> train = PretrainingBatches(pretraining_documents("train"), tokenizer, batch_size=32, max_len=128)
+        >>> train = PretrainingBatches(pretraining_documents("train"), tokenizer, batch_size=32, sequence_length=128)
         >>> model.fit(train, epochs=3)
 
     Reference: Devlin et al. (2019), section 3.1 and appendix A.2.
     """
 
-    def __init__(self, documents, tokenizer, batch_size: int = 32, max_len: int = 128,
+    def __init__(self, documents, tokenizer, batch_size: int = 32, sequence_length: int = 128,
                  max_predictions: int | None = None, seed: int = 0, rate: float = 0.15, whole_word: bool = False,
                  remask: bool = True, pairs_per_epoch: int | None = None, negatives: str = "any", **kwargs):
         super().__init__(**kwargs)
         if getattr(tokenizer, "mask_token", None) is None:
             raise ValueError("the tokenizer has no [MASK] token (mask_token=None)")
         self.pairs = NextSentencePairs(documents, negatives=negatives)
-        self.tokenizer, self.batch_size, self.max_len = tokenizer, int(batch_size), int(max_len)
+        self.tokenizer, self.batch_size, self.sequence_length = tokenizer, int(batch_size), int(sequence_length)
         self.rate, self.whole_word, self.remask, self.seed = float(rate), bool(whole_word), bool(remask), int(seed)
-        self.max_predictions = math.ceil(rate * max_len) if max_predictions is None else int(max_predictions)
+        self.max_predictions = math.ceil(rate * sequence_length) if max_predictions is None else int(max_predictions)
         vocabulary = tokenizer.vocabulary
-        self.vocab_size = len(vocabulary)
+        self.vocabulary_size = len(vocabulary)
         self.special_ids = sorted({0, *(tokenizer.token_to_id(t) for t in tokenizer.special_tokens),
                                    *(tokenizer.token_to_id(t) for t in (tokenizer.unk_token, tokenizer.cls_token,
                                                                         tokenizer.sep_token, tokenizer.mask_token))})
@@ -392,12 +392,12 @@ class PretrainingBatches(keras.utils.PyDataset):
             raise IndexError(f"batch {index} of {len(self)}")
         self._served.add(index)
         pairs = self._epoch_pairs[index * self.batch_size:(index + 1) * self.batch_size]
-        encoded = [self.tokenizer.encode_pair(p.a, p.b, self.max_len) for p in pairs]
+        encoded = [self.tokenizer.encode_pair(p.a, p.b, self.sequence_length) for p in pairs]
         token_ids = np.stack([e["token_ids"] for e in encoded])
         segment_ids = np.stack([e["segment_ids"] for e in encoded])
         padding_mask = np.stack([e["padding_mask"] for e in encoded])
         masked, positions, labels, weights = mask_tokens(
-            token_ids, np.random.default_rng((self._epoch_seed, 1, index)), self.vocab_size, self.special_ids,
+            token_ids, np.random.default_rng((self._epoch_seed, 1, index)), self.vocabulary_size, self.special_ids,
             self.mask_id,
             rate=self.rate, max_predictions=self.max_predictions, whole_word=self.whole_word,
             word_starts=~self._continues[token_ids] if self.whole_word else None)

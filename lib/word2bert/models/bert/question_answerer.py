@@ -11,15 +11,15 @@ import numpy as np
 from keras import ops
 
 from word2bert.models.bert.embedding import bert_initializer
-from word2bert.models.bert.task_model import BertTaskModel
+from word2bert.models.bert.head import BertHead
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
-class BertQuestionAnswerer(BertTaskModel):
+class BertQuestionAnswerer(BertHead):
     """Start and end logits for every token of ``[CLS] question [SEP] context window [SEP]``.
 
     Args:
-        backbone, dropout, feature_layers, freeze_backbone: as ``BertTaskModel``.
+        backbone, dropout, feature_layers, freeze_backbone: as ``BertHead``.
         **kwargs: the usual ``keras.Model`` arguments.
 
     Call arguments:
@@ -32,7 +32,7 @@ class BertQuestionAnswerer(BertTaskModel):
         ``E . T_i``. Padding positions get the float32 minimum (they can be neither).
 
     Raises:
-        what ``BertTaskModel`` raises.
+        what ``BertHead`` raises.
 
     Example:
         >>> qa = BertQuestionAnswerer(backbone)

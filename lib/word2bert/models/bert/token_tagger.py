@@ -10,15 +10,15 @@ import keras
 from keras import ops
 
 from word2bert.models.bert.embedding import bert_initializer
-from word2bert.models.bert.task_model import BertTaskModel
+from word2bert.models.bert.head import BertHead
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
-class BertTokenTagger(BertTaskModel):
+class BertTokenTagger(BertHead):
     """A tag distribution for every token: ``logits_i = W dropout(h_i) + b``.
 
     Args:
-        backbone, dropout, feature_layers, freeze_backbone: as ``BertTaskModel`` (``feature_layers=4`` with
+        backbone, dropout, feature_layers, freeze_backbone: as ``BertHead`` (``feature_layers=4`` with
             ``freeze_backbone=True`` is the paper's best feature-based variant, table 7).
         num_tags: the size of the tag set.
         **kwargs: the usual ``keras.Model`` arguments.
@@ -31,7 +31,7 @@ class BertTokenTagger(BertTaskModel):
         float32 logits ``(batch, L, num_tags)`` (every position; the labels say which ones count).
 
     Raises:
-        ValueError: ``num_tags`` < 2, and what ``BertTaskModel`` raises.
+        ValueError: ``num_tags`` < 2, and what ``BertHead`` raises.
 
     Example:
         >>> tagger = BertTokenTagger(backbone, num_tags=45)
@@ -46,8 +46,7 @@ class BertTokenTagger(BertTaskModel):
                  freeze_backbone: bool = False, **kwargs):
         super().__init__(backbone, dropout=dropout, feature_layers=feature_layers,
                          freeze_backbone=freeze_backbone, **kwargs)
-        if int(num_tags) < 2:
-            raise ValueError(f"num_tags must be >= 2, got {num_tags}")
+        num_tags = self.check_outputs("num_tags", num_tags)
         self.num_tags = int(num_tags)
         self.output_dense = keras.layers.Dense(self.num_tags, kernel_initializer=bert_initializer(),
                                                dtype=self.dtype_policy, name="logits")

@@ -21,7 +21,7 @@ def _as_sentences(token_ids):
     return np.concatenate(parts), np.repeat(np.arange(len(parts), dtype=np.int32), lengths)
 
 
-def cooccurrence_matrix(token_ids, vocab_size: int, window_size: int, distance_weighting: bool = True,
+def cooccurrence_matrix(token_ids, vocabulary_size: int, window_size: int, distance_weighting: bool = True,
                         ignore_ids=None, dtype=np.float64) -> sp.csr_matrix:
     """The symmetric word-word co-occurrence matrix X, as a scipy CSR matrix.
 
@@ -39,8 +39,8 @@ def cooccurrence_matrix(token_ids, vocab_size: int, window_size: int, distance_w
     Args:
         token_ids: 1-D int array (one stream; pairs may span the whole stream) or a list
             of 1-D int arrays (sentences; no pair crosses two of them). Ids must lie in
-            ``[0, vocab_size)``.
-        vocab_size: ``|V|``, the matrix is ``(vocab_size, vocab_size)``.
+            ``[0, vocabulary_size)``.
+        vocabulary_size: ``|V|``, the matrix is ``(vocabulary_size, vocabulary_size)``.
         window_size: the largest distance counted (>= 1).
         distance_weighting: weight each pair by 1/d (True) or count it as 1 (False).
         ignore_ids: ids (e.g. ``<unk>``, ``<pad>``) whose pairs are not counted; they
@@ -48,27 +48,27 @@ def cooccurrence_matrix(token_ids, vocab_size: int, window_size: int, distance_w
         dtype: float dtype of the counts (float64 keeps sums of 1/d exact enough).
 
     Returns:
-        ``scipy.sparse.csr_matrix`` of shape ``(vocab_size, vocab_size)``, symmetric,
+        ``scipy.sparse.csr_matrix`` of shape ``(vocabulary_size, vocabulary_size)``, symmetric,
         explicit zeros removed, indices sorted.
 
     Raises:
-        ValueError: ``window_size`` < 1, ``vocab_size`` < 1, or an id outside
-            ``[0, vocab_size)``.
+        ValueError: ``window_size`` < 1, ``vocabulary_size`` < 1, or an id outside
+            ``[0, vocabulary_size)``.
 
     Reference: Pennington, Socher & Manning (2014), "GloVe: Global Vectors for Word
     Representation", EMNLP, section 4.2 (symmetric window of 10, 1/d weighting).
     """
     if int(window_size) < 1:
         raise ValueError(f"window_size must be >= 1, got {window_size}")
-    if int(vocab_size) < 1:
-        raise ValueError(f"vocab_size must be >= 1, got {vocab_size}")
+    if int(vocabulary_size) < 1:
+        raise ValueError(f"vocabulary_size must be >= 1, got {vocabulary_size}")
     ids, sentence = _as_sentences(token_ids)
-    if len(ids) and (ids.min() < 0 or ids.max() >= vocab_size):
-        raise ValueError(f"token_ids must lie in [0, vocab_size={vocab_size}), got range [{ids.min()}, {ids.max()}]")
+    if len(ids) and (ids.min() < 0 or ids.max() >= vocabulary_size):
+        raise ValueError(f"token_ids must lie in [0, vocabulary_size={vocabulary_size}), got range [{ids.min()}, {ids.max()}]")
     keep = np.ones(len(ids), dtype=bool)
     if ignore_ids is not None:
         keep &= ~np.isin(ids, np.asarray(list(np.atleast_1d(ignore_ids)), dtype=np.int64))
-    shape = (int(vocab_size), int(vocab_size))
+    shape = (int(vocabulary_size), int(vocabulary_size))
     right = sp.csr_matrix(shape, dtype=dtype)  # right[i, j]: j seen to the right of i
     for d in range(1, int(window_size) + 1):
         if d >= len(ids):
@@ -88,7 +88,7 @@ def cooccurrence_triples(x: sp.spmatrix):
     """The non-zero entries of X as training data for ``GloVe``.
 
     Args:
-        x: sparse (or dense) ``(vocab_size, vocab_size)`` co-occurrence matrix.
+        x: sparse (or dense) ``(vocabulary_size, vocabulary_size)`` co-occurrence matrix.
 
     Returns:
         ``(pairs, counts)``: ``pairs`` int32 ``(nnz, 2)`` holding (i, j); ``counts``
@@ -99,7 +99,7 @@ def cooccurrence_triples(x: sp.spmatrix):
     """
     x = sp.coo_matrix(x)
     if x.shape[0] != x.shape[1]:
-        raise ValueError(f"x must be square (vocab_size, vocab_size), got shape {x.shape}")
+        raise ValueError(f"x must be square (vocabulary_size, vocabulary_size), got shape {x.shape}")
     x.sum_duplicates()
     if x.nnz and x.data.min() < 0:
         raise ValueError(f"co-occurrence counts must be >= 0, got a minimum of {x.data.min()}")

@@ -13,7 +13,7 @@ def ppmi(x: sp.spmatrix) -> sp.csr_matrix:
     non-zero entries only (a zero count gives PMI = -inf, clipped to 0).
 
     Args:
-        x: sparse ``(vocab_size, vocab_size)`` matrix of counts >= 0.
+        x: sparse ``(vocabulary_size, vocabulary_size)`` matrix of counts >= 0.
 
     Returns:
         ``scipy.sparse.csr_matrix`` float64 of the same shape, zeros removed.
@@ -40,14 +40,14 @@ def lsa_vectors(m: sp.spmatrix, embedding_dim: int, power: float = 0.5, seed: in
     """Word vectors from a truncated SVD M ~ U S V^T (``scipy.sparse.linalg.svds``).
 
     Args:
-        m: sparse ``(vocab_size, n)`` matrix, e.g. ``log1p(X)`` or ``ppmi(X)``.
+        m: sparse ``(vocabulary_size, n)`` matrix, e.g. ``log1p(X)`` or ``ppmi(X)``.
         embedding_dim: k, the number of singular vectors kept (< min(m.shape)).
         power: vectors are U S^power (1: the classic LSA U S; 0.5 is the symmetric
             choice Levy et al. 2015 found better for similarity).
         seed: seed of the starting vector, so that the result is reproducible.
 
     Returns:
-        float32 ``(vocab_size, embedding_dim)``, columns by decreasing singular value.
+        float32 ``(vocabulary_size, embedding_dim)``, columns by decreasing singular value.
 
     Raises:
         ValueError: ``embedding_dim`` not in ``[1, min(m.shape))``.

@@ -102,7 +102,7 @@ class GloVe(keras.Model):
     """GloVe's two vector sets and two biases, scoring (i, j) word pairs.
 
     Args:
-        vocab_size: ``|V|``.
+        vocabulary_size: ``|V|``.
         embedding_dim: d, the size of each vector.
         init_scale: vectors and biases start uniform in ``[-init_scale/d, init_scale/d]``
             (the authors' code uses 0.5).
@@ -116,7 +116,7 @@ class GloVe(keras.Model):
         towards log X_ij.
 
     Raises:
-        ValueError: ``vocab_size``, ``embedding_dim`` or ``init_scale`` not positive;
+        ValueError: ``vocabulary_size``, ``embedding_dim`` or ``init_scale`` not positive;
             inputs whose last axis is not 2.
 
     Training: ``pairs, counts = cooccurrence_triples(X)``, then ``fit`` with AdaGrad (the
@@ -127,22 +127,22 @@ class GloVe(keras.Model):
     the fewer steps (chapter 04).
 
     Example:
-        >>> model = GloVe(vocab_size=10, embedding_dim=4)
+        >>> model = GloVe(vocabulary_size=10, embedding_dim=4)
         >>> model.compile(keras.optimizers.Adagrad(0.05, initial_accumulator_value=1e-4), GloVeLoss())
         >>> model.fit(pairs, counts, batch_size=4096)   # pairs (N, 2), counts (N,)
 
     Reference: Pennington et al. (2014), sections 3 and 4.2 (final vectors W + W~).
     """
 
-    def __init__(self, vocab_size: int, embedding_dim: int = 50, init_scale: float = 0.5, name="glove", **kwargs):
+    def __init__(self, vocabulary_size: int, embedding_dim: int = 50, init_scale: float = 0.5, name="glove", **kwargs):
         super().__init__(name=name, **kwargs)
-        if vocab_size < 1:
-            raise ValueError(f"vocab_size must be >= 1, got {vocab_size}")
+        if vocabulary_size < 1:
+            raise ValueError(f"vocabulary_size must be >= 1, got {vocabulary_size}")
         if embedding_dim < 1:
             raise ValueError(f"embedding_dim must be >= 1, got {embedding_dim}")
         if init_scale <= 0:
             raise ValueError(f"init_scale must be > 0, got {init_scale}")
-        self.vocab_size = int(vocab_size)
+        self.vocabulary_size = int(vocabulary_size)
         self.embedding_dim = int(embedding_dim)
         self.init_scale = float(init_scale)
 
@@ -151,7 +151,7 @@ class GloVe(keras.Model):
             raise ValueError(f"GloVe inputs must have shape (batch, 2) holding (i, j), got {tuple(input_shape)}")
         limit = self.init_scale / self.embedding_dim
         init = keras.initializers.RandomUniform(-limit, limit)
-        v, d = self.vocab_size, self.embedding_dim
+        v, d = self.vocabulary_size, self.embedding_dim
         self.w = self.add_weight(shape=(v, d), initializer=init, name="w")
         self.w_tilde = self.add_weight(shape=(v, d), initializer=init, name="w_tilde")
         self.b = self.add_weight(shape=(v,), initializer=init, name="b")
@@ -170,7 +170,7 @@ class GloVe(keras.Model):
         return (input_shape[0],)
 
     def word_vectors(self, combine: str = "sum") -> np.ndarray:
-        """The learned word vectors as a float32 numpy array ``(vocab_size, embedding_dim)``.
+        """The learned word vectors as a float32 numpy array ``(vocabulary_size, embedding_dim)``.
 
         Args:
             combine: ``"sum"`` for W + W~ (the paper's choice, section 4.2), ``"w"`` or
@@ -192,5 +192,5 @@ class GloVe(keras.Model):
         raise ValueError(f"combine must be 'sum', 'w' or 'w_tilde', got {combine!r}")
 
     def get_config(self):
-        return {**super().get_config(), "vocab_size": self.vocab_size, "embedding_dim": self.embedding_dim,
+        return {**super().get_config(), "vocabulary_size": self.vocabulary_size, "embedding_dim": self.embedding_dim,
                 "init_scale": self.init_scale}

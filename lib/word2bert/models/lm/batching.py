@@ -28,54 +28,54 @@ def lm_windows(ids, context_size: int):
     return np.ascontiguousarray(x), ids[context_size:].copy()
 
 
-def batchify(ids, batch_size: int, seq_len: int):
+def batchify(ids, batch_size: int, sequence_length: int):
     """Lay a token stream out for truncated backprop through time with a stateful RNN.
 
     The stream is cut into ``batch_size`` equal rows; batch k holds columns
-    ``[k*seq_len, (k+1)*seq_len)`` of every row, so row i of batch k+1 continues row i
+    ``[k*sequence_length, (k+1)*sequence_length)`` of every row, so row i of batch k+1 continues row i
     of batch k. Fit with ``shuffle=False`` and ``batch_size=batch_size``. Tokens that do
-    not fill a whole batch are dropped (fewer than ``batch_size * (seq_len + 1)``).
+    not fill a whole batch are dropped (fewer than ``batch_size * (sequence_length + 1)``).
 
     Args:
         ids: 1-D int array.
         batch_size: rows per batch (>= 1).
-        seq_len: unrolled steps per batch (>= 1).
+        sequence_length: unrolled steps per batch (>= 1).
 
     Returns:
-        ``(x, y)`` int32 arrays of shape ``(num_batches * batch_size, seq_len)``;
+        ``(x, y)`` int32 arrays of shape ``(num_batches * batch_size, sequence_length)``;
         ``y`` is ``x`` shifted one token ahead.
 
     Raises:
-        ValueError: ``batch_size`` or ``seq_len`` < 1, ``ids`` not a 1-D integer array, or
+        ValueError: ``batch_size`` or ``sequence_length`` < 1, ``ids`` not a 1-D integer array, or
             the stream is too short for one batch.
     """
-    if int(batch_size) != batch_size or batch_size < 1 or int(seq_len) != seq_len or seq_len < 1:
-        raise ValueError(f"batch_size and seq_len must be integers >= 1, got {batch_size} and {seq_len}")
+    if int(batch_size) != batch_size or batch_size < 1 or int(sequence_length) != sequence_length or sequence_length < 1:
+        raise ValueError(f"batch_size and sequence_length must be integers >= 1, got {batch_size} and {sequence_length}")
     ids = np.asarray(ids)
     if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
         raise ValueError(f"ids must be a 1-D integer array, got shape {ids.shape} and dtype {ids.dtype}")
     ids = ids.astype(np.int32)
     row_len = (len(ids) - 1) // batch_size
-    num_batches = row_len // seq_len
+    num_batches = row_len // sequence_length
     if num_batches < 1:
         raise ValueError(
-            f"a stream of {len(ids)} tokens is too short for one batch of {batch_size} x {seq_len}"
+            f"a stream of {len(ids)} tokens is too short for one batch of {batch_size} x {sequence_length}"
         )
-    usable = num_batches * seq_len
+    usable = num_batches * sequence_length
     rows_x = ids[: batch_size * row_len].reshape(batch_size, row_len)[:, :usable]
     rows_y = ids[1: batch_size * row_len + 1].reshape(batch_size, row_len)[:, :usable]
 
     def layout(rows):  # (B, K*T) -> (K, B, T) -> (K*B, T)
-        return rows.reshape(batch_size, num_batches, seq_len).transpose(1, 0, 2).reshape(-1, seq_len)
+        return rows.reshape(batch_size, num_batches, sequence_length).transpose(1, 0, 2).reshape(-1, sequence_length)
 
     return np.ascontiguousarray(layout(rows_x)), np.ascontiguousarray(layout(rows_y))
 
 
-def sliding_windows(ids, seq_len: int, stride: int):
+def sliding_windows(ids, sequence_length: int, stride: int):
     """Cover a token stream with overlapping windows so that a fixed-context model scores every token once,
-    each with at least ``seq_len - stride`` tokens of context (except near the start).
+    each with at least ``sequence_length - stride`` tokens of context (except near the start).
 
-    Window w holds ``ids[w * stride : w * stride + seq_len + 1]``: inputs its first ``seq_len`` ids, targets
+    Window w holds ``ids[w * stride : w * stride + sequence_length + 1]``: inputs its first ``sequence_length`` ids, targets
     the same shifted one ahead. The first window scores all its targets; every later window scores only its
     last ``stride`` targets (the earlier ones were scored by the previous window, with less context). The
     last window is padded with id 0 and weight 0 where the stream ends. ``ids[0]`` is context only (prepend
@@ -83,34 +83,34 @@ def sliding_windows(ids, seq_len: int, stride: int):
 
     Args:
         ids: 1-D int stream of at least 2 ids.
-        seq_len: the model's context (window length, >= 1).
-        stride: new targets per window, ``1 <= stride <= seq_len`` (``seq_len``: windows that do not overlap;
-            smaller: more context per scored token, ``seq_len / stride`` times the work).
+        sequence_length: the model's context (window length, >= 1).
+        stride: new targets per window, ``1 <= stride <= sequence_length`` (``sequence_length``: windows that do not overlap;
+            smaller: more context per scored token, ``sequence_length / stride`` times the work).
 
     Returns:
-        ``(x, y, weights)``: int32 ``(num_windows, seq_len)`` twice and float32 ``(num_windows, seq_len)``;
+        ``(x, y, weights)``: int32 ``(num_windows, sequence_length)`` twice and float32 ``(num_windows, sequence_length)``;
         ``weights`` is 1 exactly once for each of the ``len(ids) - 1`` targets and 0 elsewhere.
 
     Raises:
-        ValueError: ``ids`` not a 1-D integer array of at least 2 ids; ``seq_len`` or ``stride`` out of range.
+        ValueError: ``ids`` not a 1-D integer array of at least 2 ids; ``sequence_length`` or ``stride`` out of range.
     """
     ids = np.asarray(ids)
     if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer) or len(ids) < 2:
         raise ValueError(f"ids must be a 1-D integer array of at least 2 ids, got shape {ids.shape} and dtype "
                          f"{ids.dtype}")
-    if int(seq_len) != seq_len or seq_len < 1 or int(stride) != stride or not 1 <= stride <= seq_len:
-        raise ValueError(f"need integers seq_len >= 1 and 1 <= stride <= seq_len, got seq_len={seq_len}, "
+    if int(sequence_length) != sequence_length or sequence_length < 1 or int(stride) != stride or not 1 <= stride <= sequence_length:
+        raise ValueError(f"need integers sequence_length >= 1 and 1 <= stride <= sequence_length, got sequence_length={sequence_length}, "
                          f"stride={stride}")
     n_targets = len(ids) - 1
     starts = [0]
-    while starts[-1] + seq_len < n_targets:
+    while starts[-1] + sequence_length < n_targets:
         starts.append(starts[-1] + stride)
-    padded = np.concatenate([ids.astype(np.int32), np.zeros(starts[-1] + seq_len + 1 - len(ids), np.int32)])
-    x = np.stack([padded[s:s + seq_len] for s in starts])
-    y = np.stack([padded[s + 1:s + seq_len + 1] for s in starts])
+    padded = np.concatenate([ids.astype(np.int32), np.zeros(starts[-1] + sequence_length + 1 - len(ids), np.int32)])
+    x = np.stack([padded[s:s + sequence_length] for s in starts])
+    y = np.stack([padded[s + 1:s + sequence_length + 1] for s in starts])
     weights = np.zeros(x.shape, np.float32)
     for w, s in enumerate(starts):
-        first_new = 0 if w == 0 else seq_len - stride          # targets before it were scored by window w - 1
-        last = min(seq_len, n_targets - s)                     # targets past the stream's end are padding
+        first_new = 0 if w == 0 else sequence_length - stride          # targets before it were scored by window w - 1
+        last = min(sequence_length, n_targets - s)                     # targets past the stream's end are padding
         weights[w, first_new:last] = 1.0
     return x, y, weights

@@ -24,6 +24,7 @@ from keras import ops
 from word2bert.layers import ScalarMix
 from word2bert.layers.checks import check_ids
 from word2bert.layers.masking import token_ids_and_mask
+from word2bert.models.task import Task
 
 
 def reverse_padded(x, mask):
@@ -79,7 +80,7 @@ class BidirectionalLM(keras.Model):
     """ELMo's biLM: a forward and a backward stack of LSTMs over a shared embedding, with a shared softmax.
 
     Args:
-        vocab_size: token ids (0 = padding).
+        vocabulary_size: token ids (0 = padding).
         hidden_dim: the embedding size and the units of every LSTM (one value, so that every layer of the
             ELMo mix has width ``2 * hidden_dim``).
         num_layers: LSTM layers per direction (2 in the paper).
@@ -92,35 +93,35 @@ class BidirectionalLM(keras.Model):
         training: dropout on or off.
 
     Returns:
-        float32 logits ``(batch, T, 2, vocab_size)``: ``[:, k, 0]`` scores token k + 1 from tokens 1..k (forward),
+        float32 logits ``(batch, T, 2, vocabulary_size)``: ``[:, k, 0]`` scores token k + 1 from tokens 1..k (forward),
         ``[:, k, 1]`` token k - 1 from tokens k..N (backward); train against ``bilm_targets(token_ids)`` with a
         sparse cross-entropy that ignores class 0.
 
     Raises:
         ValueError: a size < 1; ``dropout`` outside [0, 1); called on concrete ids (not inside ``fit``/``predict``,
-            where ids are not checked), an id outside ``0 .. vocab_size - 1``.
+            where ids are not checked), an id outside ``0 .. vocabulary_size - 1``.
 
     Reference: Peters et al. (2018), "Deep contextualized word representations", section 3.1;
     Jozefowicz et al. (2016) for the LSTM language models it builds on.
     """
 
-    def __init__(self, vocab_size: int, hidden_dim: int = 128, num_layers: int = 2, dropout: float = 0.1, **kwargs):
+    def __init__(self, vocabulary_size: int, hidden_dim: int = 128, num_layers: int = 2, dropout: float = 0.1, **kwargs):
         super().__init__(**kwargs)
-        for arg, value in (("vocab_size", vocab_size), ("hidden_dim", hidden_dim), ("num_layers", num_layers)):
+        for arg, value in (("vocabulary_size", vocabulary_size), ("hidden_dim", hidden_dim), ("num_layers", num_layers)):
             if int(value) < 1:
                 raise ValueError(f"{arg} must be >= 1, got {value}")
         if not 0.0 <= float(dropout) < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-        self.vocab_size, self.hidden_dim, self.num_layers = int(vocab_size), int(hidden_dim), int(num_layers)
+        self.vocabulary_size, self.hidden_dim, self.num_layers = int(vocabulary_size), int(hidden_dim), int(num_layers)
         self.dropout = float(dropout)
-        self.embedding = keras.layers.Embedding(self.vocab_size, self.hidden_dim, dtype=self.dtype_policy,
+        self.embedding = keras.layers.Embedding(self.vocabulary_size, self.hidden_dim, dtype=self.dtype_policy,
                                                 name="token_embedding")
         lstm = dict(units=self.hidden_dim, return_sequences=True, dtype=self.dtype_policy)
         self.forward_layers = [keras.layers.LSTM(name=f"forward_lstm_{i + 1}", **lstm) for i in range(self.num_layers)]
         self.backward_layers = [keras.layers.LSTM(name=f"backward_lstm_{i + 1}", **lstm)
                                 for i in range(self.num_layers)]
         self.dropout_layer = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="dropout")
-        self.softmax = keras.layers.Dense(self.vocab_size, dtype=self.dtype_policy, name="softmax")
+        self.softmax = keras.layers.Dense(self.vocabulary_size, dtype=self.dtype_policy, name="softmax")
 
     def build(self, input_shape=None):
         self.call(np.ones((1, 2), np.int32))
@@ -131,7 +132,7 @@ class BidirectionalLM(keras.Model):
         the sentence's order: the token embedding, then every LSTM layer's output. Position k of
         ``forward[j]`` has read tokens 1..k, of ``backward[j]`` tokens k..N (its row's real tokens)."""
         ids, mask = token_ids_and_mask(inputs)
-        check_ids(ids, self.vocab_size, "token_ids", "encode the text with the vocabulary the biLM was trained on")
+        check_ids(ids, self.vocabulary_size, "token_ids", "encode the text with the vocabulary the biLM was trained on")
         x = self.embedding(ids)
         forward, backward = [x], [x]
         h = self.dropout_layer(x, training=training)
@@ -146,7 +147,7 @@ class BidirectionalLM(keras.Model):
             h = self.dropout_layer(h, training=training)
         return forward, backward
 
-    def layer_states(self, inputs, training=None):
+    def hidden_states(self, inputs, training=None):
         """The layers ELMo mixes: ``num_layers + 1`` float tensors ``(batch, T, 2 * hidden_dim)``, ``[x; x]`` then
         ``[h_fwd; h_bwd]`` of each LSTM layer (Peters et al. 2018, section 3.2)."""
         forward, backward = self.directions(inputs, training=training)
@@ -159,93 +160,52 @@ class BidirectionalLM(keras.Model):
 
     def compute_output_spec(self, inputs, training=None):
         ids = inputs["token_ids"] if isinstance(inputs, dict) else inputs
-        return keras.KerasTensor((*ids.shape[:2], 2, self.vocab_size), dtype="float32")
+        return keras.KerasTensor((*ids.shape[:2], 2, self.vocabulary_size), dtype="float32")
 
     def get_config(self):
-        return {**super().get_config(), "vocab_size": self.vocab_size, "hidden_dim": self.hidden_dim,
+        return {**super().get_config(), "vocabulary_size": self.vocabulary_size, "hidden_dim": self.hidden_dim,
                 "num_layers": self.num_layers, "dropout": self.dropout}
 
 
-class _ElmoTaskModel(keras.Model):
-    def __init__(self, bilm: BidirectionalLM, num_outputs: int, dropout: float = 0.1, **kwargs):
-        super().__init__(**kwargs)
-        if not isinstance(bilm, BidirectionalLM):
-            raise ValueError(f"bilm must be a BidirectionalLM, got {type(bilm).__name__}")
-        if int(num_outputs) < 1:
-            raise ValueError(f"the number of classes or tags must be >= 1, got {num_outputs}")
-        if not 0.0 <= float(dropout) < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-        self.bilm, self.dropout = bilm, float(dropout)     # frozen features: the task trains the mix and the head
-        self.mix = ScalarMix(bilm.num_layers + 1, dtype=self.dtype_policy, name="scalar_mix")
-        self.feature_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="feature_dropout")
-        self.output_layer = keras.layers.Dense(int(num_outputs), dtype=self.dtype_policy, name="head")
+class _ElmoHead(Task):
+    """What the ELMo heads add to ``Task``: a learned scalar mix of the biLM's layers (Peters et al. 2018,
+    equation 1). The biLM is frozen by default (``freeze_backbone=True``): the task trains the mix and the head."""
+
+    backbone_class = BidirectionalLM
+
+    def __init__(self, backbone: BidirectionalLM, dropout: float = 0.1, freeze_backbone: bool = True, **kwargs):
+        super().__init__(backbone, dropout=dropout, freeze_backbone=freeze_backbone, **kwargs)
+        self.mix = ScalarMix(backbone.num_layers + 1, dtype=self.dtype_policy, name="scalar_mix")
+
+    def _head(self, name: str, value) -> keras.layers.Dense:
+        return keras.layers.Dense(self.check_outputs(name, value), dtype=self.dtype_policy, name="head")
 
     def elmo(self, inputs, training=None):
-        """``(vectors, mask)``: the ELMo vectors ``(batch, T, 2 * hidden_dim)`` (the biLM run without dropout)
-        and the bool padding mask ``(batch, T)``."""
+        """``(vectors, mask)``: the ELMo vectors ``(batch, T, 2 * hidden_dim)`` (the biLM run without dropout
+        when frozen) and the bool padding mask ``(batch, T)``."""
         _, mask = token_ids_and_mask(inputs)
-        x = self.mix(self.bilm.layer_states(inputs, training=False))
+        x = self.mix(self.backbone.hidden_states(inputs, training=self.backbone_training(training)))
         return self.feature_dropout(x, training=training), mask
 
     def build(self, input_shape=None):
         self.call(np.ones((1, 2), np.int32))
         self.built = True
 
-    # What this model trains is decided here, per model, and never by setting the biLM's ``trainable`` flags:
-    # a flag set on a shared or reloaded biLM is easily undone (variables built after it was set, a layer made
-    # with ``trainable=False`` whose variables are not) and would outlive the head.
-    def _kept_fixed(self) -> set:
-        bilm = getattr(self, "bilm", None)
-        return {id(v) for v in bilm.weights} if bilm is not None else set()
-
-    @property
-    def trainable_variables(self):
-        """The mix's and the head's trainable variables; never the biLM's (whatever its ``trainable`` flags)."""
-        fixed = self._kept_fixed()
-        return [v for v in super().trainable_variables if id(v) not in fixed]
-
-    @property
-    def non_trainable_variables(self):
-        """Every other variable of the model (the ones it keeps fixed included), in ``variables`` order."""
-        kept = {id(v) for v in self.trainable_variables}
-        return [v for v in self.variables if id(v) not in kept]
-
-    @property
-    def trainable_weights(self):
-        """As ``trainable_variables``: the biLM's weights are never among them."""
-        fixed = self._kept_fixed()
-        return [v for v in super().trainable_weights if id(v) not in fixed]
-
-    @property
-    def non_trainable_weights(self):
-        """Every other weight of the model (the ones it keeps fixed included), in ``weights`` order."""
-        kept = {id(v) for v in self.trainable_weights}
-        return [v for v in self.weights if id(v) not in kept]
-
-    def get_config(self):
-        return {**super().get_config(), "bilm": keras.saving.serialize_keras_object(self.bilm),
-                "dropout": self.dropout}
-
-    @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        config["bilm"] = keras.saving.deserialize_keras_object(config["bilm"])
-        return cls(**config)
-
 
 @keras.saving.register_keras_serializable(package="word2bert")
-class ElmoClassifier(_ElmoTaskModel):
+class ElmoClassifier(_ElmoHead):
     """A sentence classifier on frozen ELMo vectors: scalar mix -> mean over the real tokens -> dropout ->
     Dense(num_classes). Only the mix (``num_layers + 2`` scalars, in 2 weights) and the dense layer (kernel and
     bias) are trained: ``trainable_weights`` holds these 4, never the biLM's weights, and ``fit`` leaves the
     biLM as it is, also after a ``.keras`` save and load. The biLM's own ``trainable`` flags are not touched (it
     can still be trained on its own, or shared by several heads); a model that wraps this head reads those flags,
-    so freeze the biLM there with ``bilm.trainable = False``.
+    so freeze the biLM there with ``backbone.trainable = False``.
 
     Args:
-        bilm: a trained ``BidirectionalLM``; frozen inside this model (its flags are left as they are).
-        num_classes: >= 1.
+        backbone: a trained ``BidirectionalLM``; frozen inside this model (its flags are left as they are).
+        num_classes: >= 2, as every ``Task``.
         dropout: on the pooled vector.
+        freeze_backbone: True (ELMo's recipe); False fine-tunes the biLM with the head.
         **kwargs: the usual ``keras.Model`` arguments.
 
     Call arguments:
@@ -255,13 +215,15 @@ class ElmoClassifier(_ElmoTaskModel):
         float32 logits ``(batch, num_classes)``.
 
     Raises:
-        ValueError: ``bilm`` not a ``BidirectionalLM``; ``num_classes`` < 1; ``dropout`` outside [0, 1).
+        ValueError: ``backbone`` not a ``BidirectionalLM``; ``num_classes`` < 2; ``dropout`` outside [0, 1).
 
     Reference: Peters et al. (2018), section 3.3 (frozen biLM, a learned mix fed to the task model).
     """
 
-    def __init__(self, bilm: BidirectionalLM, num_classes: int = 2, dropout: float = 0.1, **kwargs):
-        super().__init__(bilm, num_classes, dropout, **kwargs)
+    def __init__(self, backbone: BidirectionalLM, num_classes: int = 2, dropout: float = 0.1,
+                 freeze_backbone: bool = True, **kwargs):
+        super().__init__(backbone, dropout=dropout, freeze_backbone=freeze_backbone, **kwargs)
+        self.output_layer = self._head("num_classes", num_classes)
         self.num_classes = int(num_classes)
 
     def call(self, inputs, training=None):
@@ -275,13 +237,13 @@ class ElmoClassifier(_ElmoTaskModel):
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
-class ElmoTokenTagger(_ElmoTaskModel):
+class ElmoTokenTagger(_ElmoHead):
     """A token tagger on frozen ELMo vectors: scalar mix -> dropout -> Dense(num_tags) at every position.
 
     Args:
-        bilm, dropout: as ``ElmoClassifier``.
+        backbone, dropout, freeze_backbone: as ``ElmoClassifier``.
         **kwargs: as ``ElmoClassifier``.
-        num_tags: >= 1.
+        num_tags: >= 2, as every ``Task``.
 
     Returns:
         float32 logits ``(batch, T, num_tags)``.
@@ -290,8 +252,10 @@ class ElmoTokenTagger(_ElmoTaskModel):
         ValueError: as ``ElmoClassifier``.
     """
 
-    def __init__(self, bilm: BidirectionalLM, num_tags: int, dropout: float = 0.1, **kwargs):
-        super().__init__(bilm, num_tags, dropout, **kwargs)
+    def __init__(self, backbone: BidirectionalLM, num_tags: int, dropout: float = 0.1, freeze_backbone: bool = True,
+                 **kwargs):
+        super().__init__(backbone, dropout=dropout, freeze_backbone=freeze_backbone, **kwargs)
+        self.output_layer = self._head("num_tags", num_tags)
         self.num_tags = int(num_tags)
 
     def call(self, inputs, training=None):

@@ -11,21 +11,21 @@ import keras
 import numpy as np
 
 
-def build_lstm_lm(vocab_size: int, batch_size: int | None = None, seq_len: int | None = 35,
+def build_lstm_lm(vocabulary_size: int, batch_size: int | None = None, sequence_length: int | None = 35,
                   hidden_dim: int = 200, num_layers: int = 2, dropout: float = 0.0,
                   init_scale: float = 0.1, stateful: bool = True, name: str = "lstm_lm") -> keras.Model:
     """A Zaremba-style LSTM language model.
 
     Embedding (size ``hidden_dim``) -> ``num_layers`` LSTMs of ``hidden_dim`` units ->
-    Dense(vocab_size). Dropout is applied to the non-recurrent connections only: after
+    Dense(vocabulary_size). Dropout is applied to the non-recurrent connections only: after
     the embedding and after every LSTM (Zaremba et al. 2014, section 3). Weights are
     drawn uniformly from [-init_scale, init_scale] as in the paper.
 
     Args:
-        vocab_size: ``|V|``.
+        vocabulary_size: ``|V|``.
         batch_size: fixed batch size; required when ``stateful`` (the state of row i is
             carried to row i of the next batch: use ``batchify`` and ``shuffle=False``).
-        seq_len: unrolled steps (None: any length).
+        sequence_length: unrolled steps (None: any length).
         hidden_dim: units per LSTM layer and embedding size (200 "small", 650 "medium").
         num_layers: stacked LSTM layers.
         dropout: rate on non-recurrent connections (0 small, 0.5 medium).
@@ -34,8 +34,8 @@ def build_lstm_lm(vocab_size: int, batch_size: int | None = None, seq_len: int |
             ``ResetStates`` at each epoch and before evaluating).
 
     Returns:
-        Uncompiled ``keras.Model``: int32 ``(batch, seq_len)`` -> float32 logits
-        ``(batch, seq_len, vocab_size)``.
+        Uncompiled ``keras.Model``: int32 ``(batch, sequence_length)`` -> float32 logits
+        ``(batch, sequence_length, vocabulary_size)``.
 
     Raises:
         ValueError: ``stateful`` without ``batch_size``, or a size < 1.
@@ -45,33 +45,33 @@ def build_lstm_lm(vocab_size: int, batch_size: int | None = None, seq_len: int |
     """
     if stateful and not batch_size:
         raise ValueError("a stateful LSTM LM needs a fixed batch_size")
-    for arg, value in (("vocab_size", vocab_size), ("hidden_dim", hidden_dim), ("num_layers", num_layers)):
+    for arg, value in (("vocabulary_size", vocabulary_size), ("hidden_dim", hidden_dim), ("num_layers", num_layers)):
         if value < 1:
             raise ValueError(f"{arg} must be >= 1, got {value}")
     init = keras.initializers.RandomUniform(-init_scale, init_scale)
-    inputs = keras.Input(batch_shape=(batch_size, seq_len), dtype="int32", name="tokens")
-    x = keras.layers.Embedding(vocab_size, hidden_dim, embeddings_initializer=init, name="embedding")(inputs)
+    inputs = keras.Input(batch_shape=(batch_size, sequence_length), dtype="int32", name="tokens")
+    x = keras.layers.Embedding(vocabulary_size, hidden_dim, embeddings_initializer=init, name="embedding")(inputs)
     x = keras.layers.Dropout(dropout)(x)
     for i in range(num_layers):
         x = keras.layers.LSTM(hidden_dim, return_sequences=True, stateful=stateful, kernel_initializer=init,
                               recurrent_initializer=init, name=f"lstm_{i + 1}")(x)
         x = keras.layers.Dropout(dropout)(x)
-    x = keras.layers.Dense(vocab_size, kernel_initializer=init, bias_initializer=init, name="softmax")(x)
+    x = keras.layers.Dense(vocabulary_size, kernel_initializer=init, bias_initializer=init, name="softmax")(x)
     logits = keras.layers.Activation("linear", dtype="float32", name="logits")(x)
     return keras.Model(inputs, logits, name=name)
 
 
-def zaremba_sgd(learning_rate: float = 1.0, max_grad_norm: float = 5.0, seq_len: int = 35):
+def zaremba_sgd(learning_rate: float = 1.0, max_grad_norm: float = 5.0, sequence_length: int = 35):
     """SGD that makes the paper's update with Keras's per-token mean loss.
 
-    The paper's loss is summed over ``seq_len`` steps; Keras's is their mean, so its
-    gradient is ``seq_len`` times smaller. Scaling the rate up and the clip norm down by
-    ``seq_len`` gives the identical update.
+    The paper's loss is summed over ``sequence_length`` steps; Keras's is their mean, so its
+    gradient is ``sequence_length`` times smaller. Scaling the rate up and the clip norm down by
+    ``sequence_length`` gives the identical update.
 
     Returns:
-        ``keras.optimizers.SGD(learning_rate * seq_len, global_clipnorm=max_grad_norm / seq_len)``.
+        ``keras.optimizers.SGD(learning_rate * sequence_length, global_clipnorm=max_grad_norm / sequence_length)``.
     """
-    return keras.optimizers.SGD(learning_rate=learning_rate * seq_len, global_clipnorm=max_grad_norm / seq_len)
+    return keras.optimizers.SGD(learning_rate=learning_rate * sequence_length, global_clipnorm=max_grad_norm / sequence_length)
 
 
 class ResetStates(keras.callbacks.Callback):
@@ -101,7 +101,7 @@ def _reset_rnn_states(model):
 
 def _check_sampler(model):
     if model.inputs[0].shape[0] != 1:
-        raise ValueError(f"the model must be built with batch_size=1 (build_lstm_lm(..., batch_size=1, seq_len=1) "
+        raise ValueError(f"the model must be built with batch_size=1 (build_lstm_lm(..., batch_size=1, sequence_length=1) "
                          f"and copy the weights with set_weights), got batch size {model.inputs[0].shape[0]}")
 
 
@@ -109,7 +109,7 @@ def lstm_step_fn(model):
     """A ``word2bert.samplers`` step function for a stateful LM of batch size 1.
 
     The LSTM keeps its state inside its layers, so the decoding ``state`` is unused (pass
-    ``{}``): ``step(state, last_tokens (1,)) -> (log_probs (1, vocab_size) float64, state)``.
+    ``{}``): ``step(state, last_tokens (1,)) -> (log_probs (1, vocabulary_size) float64, state)``.
 
     Raises:
         ValueError: the model's batch size is not 1.
@@ -138,11 +138,11 @@ def next_token_probs(model, history_ids) -> np.ndarray:
     """P(next token | history) of a stateful LM of batch size 1, from a fresh state.
 
     Args:
-        model: built with ``build_lstm_lm(..., batch_size=1, seq_len=1)``.
+        model: built with ``build_lstm_lm(..., batch_size=1, sequence_length=1)``.
         history_ids: at least one id (start with the ``<eos>`` id to condition on a sentence start).
 
     Returns:
-        float64 ``(vocab_size,)`` probabilities summing to 1.
+        float64 ``(vocabulary_size,)`` probabilities summing to 1.
 
     Raises:
         TypeError: ids that are not integers.
@@ -163,7 +163,7 @@ def sample(model: keras.Model, prompt_ids, num_tokens: int, temperature: float =
     """Draw ids from a stateful LSTM LM of batch size 1 with ``word2bert.samplers.sample_search``.
 
     Build the sampler as a twin of the trained model with ``build_lstm_lm(..., batch_size=1,
-    seq_len=1)`` and copy the weights with ``set_weights``. The state is reset, the prompt is
+    sequence_length=1)`` and copy the weights with ``set_weights``. The state is reset, the prompt is
     fed token by token, then each drawn token is fed back.
 
     Args:

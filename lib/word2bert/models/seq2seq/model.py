@@ -1,7 +1,7 @@
 """Sequence to sequence: a GRU encoder-decoder, with or without attention.
 
 ``Seq2Seq`` is a ``keras.Model``: the encoder (embedding -> GRU, or a bidirectional GRU with half the
-units each way), the decoder (embedding -> GRU started from the encoder's summary -> optional
+hidden_dim each way), the decoder (embedding -> GRU started from the encoder's summary -> optional
 ``Attention`` over the encoder states -> ``W_c [c; s]`` -> logits), trained with ``fit`` on
 teacher-forced pairs (``word2bert.models.seq2seq.data``), and a ``step`` function for ``word2bert.samplers``.
 
@@ -34,16 +34,16 @@ class Seq2Seq(keras.Model):
     """A GRU encoder-decoder for translation, optionally with attention.
 
     Args:
-        src_vocab_size, tgt_vocab_size: vocabulary sizes (id 0 = padding).
+        source_vocabulary_size, target_vocabulary_size: vocabulary sizes (id 0 = padding).
         embedding_dim: size of both embeddings.
-        units: GRU state size (encoder and decoder) and of the combined state ``W_c [c; s]``.
+        hidden_dim: GRU state size (encoder and decoder) and of the combined state ``W_c [c; s]``.
         attention: None (the bottleneck model) or a score for ``Attention``:
             ``"dot"``, ``"general"``, ``"additive"``.
         dropout: dropout on the embeddings and the combined state (0 disables).
         seed: seed for the dropout layers.
-        attention_scale: divide ``dot``/``general`` scores by ``sqrt(units)`` (Vaswani et
+        attention_scale: divide ``dot``/``general`` scores by ``sqrt(hidden_dim)`` (Vaswani et
             al. 2017, eq. 1); default False, the published Luong scores. See ``Attention``.
-        bidirectional: a bidirectional encoder GRU with ``units // 2`` per direction (Bahdanau et
+        bidirectional: a bidirectional encoder GRU with ``hidden_dim // 2`` per direction (Bahdanau et
             al. 2015, section 3.2); its states are the two halves side by side, and the decoder
             starts from both last states.
         combine_activation: activation of ``W_c [c; s]`` (None: linear; ``"tanh"``: Luong et al.).
@@ -55,7 +55,7 @@ class Seq2Seq(keras.Model):
         training: Keras's training flag (dropout).
 
     Returns:
-        float32 logits ``(batch, T, tgt_vocab_size)``. Compile with
+        float32 logits ``(batch, T, target_vocabulary_size)``. Compile with
         ``SparseCategoricalCrossentropy(from_logits=True, ignore_class=0)`` and ``fit`` on
         ``((source, decoder_input), decoder_target)``.
 
@@ -65,7 +65,7 @@ class Seq2Seq(keras.Model):
 
     Raises:
         ValueError: a size < 1, unknown ``attention``, dropout outside [0, 1), ``bidirectional``
-            not a bool, or odd ``units`` with a bidirectional encoder. When called on concrete ids (not inside
+            not a bool, or odd ``hidden_dim`` with a bidirectional encoder. When called on concrete ids (not inside
             ``fit``/``predict``, where ids are not checked): a source or target id outside its vocabulary.
 
     Example:
@@ -77,13 +77,13 @@ class Seq2Seq(keras.Model):
     Encoder-Decoder", section 2; Sutskever et al. (2014); Luong et al. (2015) eq. 5-8.
     """
 
-    def __init__(self, src_vocab_size: int, tgt_vocab_size: int, embedding_dim: int = 128, units: int = 256,
+    def __init__(self, source_vocabulary_size: int, target_vocabulary_size: int, embedding_dim: int = 128, hidden_dim: int = 256,
                  attention: str | None = None, dropout: float = 0.0, seed: int = 0, attention_scale: bool = False,
                  bidirectional: bool = False, combine_activation: str | None = None, **kwargs):
         kwargs.setdefault("name", f"seq2seq_{attention or 'no_attention'}")
         super().__init__(**kwargs)
-        for name, value in (("src_vocab_size", src_vocab_size), ("tgt_vocab_size", tgt_vocab_size),
-                            ("embedding_dim", embedding_dim), ("units", units)):
+        for name, value in (("source_vocabulary_size", source_vocabulary_size), ("target_vocabulary_size", target_vocabulary_size),
+                            ("embedding_dim", embedding_dim), ("hidden_dim", hidden_dim)):
             if value < 1:
                 raise ValueError(f"{name} must be >= 1, got {value}")
         if not 0.0 <= dropout < 1.0:
@@ -92,25 +92,25 @@ class Seq2Seq(keras.Model):
             raise ValueError(f"attention must be None or one of {SCORES}, got {attention!r}")
         if not isinstance(bidirectional, bool):
             raise ValueError(f"bidirectional must be a bool, got {bidirectional!r}")
-        if bidirectional and units % 2:
-            raise ValueError(f"a bidirectional encoder splits units between its two directions: units must be even, "
-                             f"got {units}")
-        self.src_vocab_size, self.tgt_vocab_size = int(src_vocab_size), int(tgt_vocab_size)
-        self.embedding_dim, self.units = int(embedding_dim), int(units)
+        if bidirectional and hidden_dim % 2:
+            raise ValueError(f"a bidirectional encoder splits hidden_dim between its two directions: hidden_dim must be even, "
+                             f"got {hidden_dim}")
+        self.source_vocabulary_size, self.target_vocabulary_size = int(source_vocabulary_size), int(target_vocabulary_size)
+        self.embedding_dim, self.hidden_dim = int(embedding_dim), int(hidden_dim)
         self.attention, self.dropout, self.seed, self.attention_scale = attention, float(dropout), seed, attention_scale
         self.bidirectional = bidirectional
-        self.src_emb = keras.layers.Embedding(src_vocab_size, embedding_dim, name="source_embedding")
-        self.tgt_emb = keras.layers.Embedding(tgt_vocab_size, embedding_dim, name="target_embedding")
+        self.src_emb = keras.layers.Embedding(source_vocabulary_size, embedding_dim, name="source_embedding")
+        self.tgt_emb = keras.layers.Embedding(target_vocabulary_size, embedding_dim, name="target_embedding")
         if bidirectional:
             self.encoder_gru = keras.layers.Bidirectional(
-                keras.layers.GRU(units // 2, return_sequences=True, return_state=True), name="encoder_bigru")
+                keras.layers.GRU(hidden_dim // 2, return_sequences=True, return_state=True), name="encoder_bigru")
         else:
-            self.encoder_gru = keras.layers.GRU(units, return_sequences=True, return_state=True, name="encoder_gru")
-        self.decoder_gru = keras.layers.GRU(units, return_sequences=True, return_state=True, name="decoder_gru")
+            self.encoder_gru = keras.layers.GRU(hidden_dim, return_sequences=True, return_state=True, name="encoder_gru")
+        self.decoder_gru = keras.layers.GRU(hidden_dim, return_sequences=True, return_state=True, name="decoder_gru")
         self.attn = Attention(attention, scale=attention_scale, name="attention") if attention else None
         self.combine_activation = combine_activation
-        self.combine = keras.layers.Dense(units, activation=combine_activation, name="combine")
-        self.out = keras.layers.Dense(tgt_vocab_size, name="logits")
+        self.combine = keras.layers.Dense(hidden_dim, activation=combine_activation, name="combine")
+        self.out = keras.layers.Dense(target_vocabulary_size, name="logits")
         self.drop = keras.layers.Dropout(dropout, seed=seed) if dropout else None
         self.build()
 
@@ -120,7 +120,7 @@ class Seq2Seq(keras.Model):
         self.built = True
 
     def _encode(self, source, training=None):
-        check_ids(source, self.src_vocab_size, "source ids", "encode the source with the source vocabulary")
+        check_ids(source, self.source_vocabulary_size, "source ids", "encode the source with the source vocabulary")
         src_mask = ops.not_equal(source, 0)
         x = self.src_emb(source)
         if self.drop is not None:
@@ -134,7 +134,7 @@ class Seq2Seq(keras.Model):
         return enc_out, enc_state, src_mask
 
     def _decode(self, dec_in, state, enc_out, src_mask, context=None, training=None):
-        check_ids(dec_in, self.tgt_vocab_size, "target ids", "encode the target with the target vocabulary")
+        check_ids(dec_in, self.target_vocabulary_size, "target ids", "encode the target with the target vocabulary")
         y = self.tgt_emb(dec_in)
         if self.drop is not None:
             y = self.drop(y, training=training)
@@ -162,7 +162,7 @@ class Seq2Seq(keras.Model):
         return logits
 
     def compute_output_shape(self, input_shape):
-        return (*tuple(input_shape[1])[:2], self.tgt_vocab_size)
+        return (*tuple(input_shape[1])[:2], self.target_vocabulary_size)
 
     def attention_weights(self, source, decoder_input) -> np.ndarray:
         """Attention weights of a teacher-forced pass: float32 numpy ``(batch, T, S)``.
@@ -226,12 +226,12 @@ class Seq2Seq(keras.Model):
             out[lo:lo + len(rows)] = np.where(dec_out > 0, picked, 0.0).sum(axis=1)
         return out
 
-    def translate(self, source, bos_id: int, eos_id: int, max_len: int, beam_width: int = 1,
+    def translate(self, source, bos_id: int, eos_id: int, max_length: int, beam_width: int = 1,
                   alpha: float = 0.6, batch_size: int = 256) -> list[list[int]]:
         """Translate int32 ``source`` ``(N, S)`` in batches; greedy when ``beam_width == 1``.
 
         Returns a list of N lists of target ids (no ``<s>``/``</s>``); each at most
-        ``max_len`` tokens long. ``alpha``: see ``word2bert.samplers.beam_search``.
+        ``max_length`` tokens long. ``alpha``: see ``word2bert.samplers.beam_search``.
         """
         source = np.asarray(source, np.int32)
         out: list[list[int]] = []
@@ -239,13 +239,13 @@ class Seq2Seq(keras.Model):
             batch = source[lo : lo + batch_size]
             state = self.encode(batch)
             if beam_width == 1:
-                out += greedy_search(self.step, state, len(batch), bos_id, eos_id, max_len)
+                out += greedy_search(self.step, state, len(batch), bos_id, eos_id, max_length)
             else:
-                out += beam_search(self.step, state, len(batch), bos_id, eos_id, max_len, beam_width, alpha)
+                out += beam_search(self.step, state, len(batch), bos_id, eos_id, max_length, beam_width, alpha)
         return out
 
     def get_config(self):
-        return {**super().get_config(), "src_vocab_size": self.src_vocab_size, "tgt_vocab_size": self.tgt_vocab_size,
-                "embedding_dim": self.embedding_dim, "units": self.units, "attention": self.attention,
+        return {**super().get_config(), "source_vocabulary_size": self.source_vocabulary_size, "target_vocabulary_size": self.target_vocabulary_size,
+                "embedding_dim": self.embedding_dim, "hidden_dim": self.hidden_dim, "attention": self.attention,
                 "dropout": self.dropout, "seed": self.seed, "attention_scale": self.attention_scale,
                 "bidirectional": self.bidirectional, "combine_activation": self.combine_activation}

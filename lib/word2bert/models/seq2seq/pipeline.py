@@ -33,7 +33,7 @@ class TranslationData:
     """Everything a translation chapter trains and tests on (see ``prepare_translation``).
 
     Attributes:
-        max_len: the length cap (tokens per side).
+        sequence_length: the length cap (tokens per side).
         train_pairs, valid_pairs: tokenized ``(source, target)`` pairs within the cap.
         src_vocab, tgt_vocab: ``Vocabulary`` of each side, built on ``train_pairs``.
         x_train, din_train, dout_train, x_valid, din_valid, dout_valid: int32 teacher-forcing
@@ -45,7 +45,7 @@ class TranslationData:
         bos_id, eos_id: the target vocabulary's ``<s>`` and ``</s>``.
     """
 
-    max_len: int
+    sequence_length: int
     train_pairs: list
     valid_pairs: list
     src_vocab: Vocabulary
@@ -94,19 +94,19 @@ class TranslationData:
     def summary(self) -> str:
         """Split sizes, vocabulary sizes and the unknown-token rate of the test sources."""
         known = self.x_test[self.x_test > 0]
-        return (f"sentences of at most {self.max_len} tokens: train {len(self.train_pairs):,} pairs, valid "
+        return (f"sentences of at most {self.sequence_length} tokens: train {len(self.train_pairs):,} pairs, valid "
                 f"{len(self.valid_pairs):,} pairs, test {len(self.test_sources):,} source sentences "
                 f"({sum(map(len, self.test_refs)):,} references)\n"
                 f"vocabularies: source {len(self.src_vocab):,}, target {len(self.tgt_vocab):,} (incl. specials); "
                 f"unknown source test tokens: {np.mean(known == self.src_vocab.unk_id):.1%}")
 
 
-def _tokenized(pairs, max_len):
+def _tokenized(pairs, sequence_length):
     out = [(tokenize(p[0]), tokenize(p[1])) for p in pairs]
-    return [(s, t) for s, t in out if 0 < len(s) <= max_len and 0 < len(t) <= max_len]
+    return [(s, t) for s, t in out if 0 < len(s) <= sequence_length and 0 < len(t) <= sequence_length]
 
 
-def prepare_translation(splits: dict, max_len: int, src_vocab_size: int, tgt_vocab_size: int,
+def prepare_translation(splits: dict, sequence_length: int, source_vocabulary_size: int, target_vocabulary_size: int,
                         train_pairs: int | None = None, test_sources: int | None = None, min_count: int = 2,
                         rng=None) -> TranslationData:
     """Tokenize, cap, build vocabularies and encode a translation corpus.
@@ -114,9 +114,9 @@ def prepare_translation(splits: dict, max_len: int, src_vocab_size: int, tgt_voc
     Args:
         splits: ``{"train": pairs, "valid": pairs, "test": pairs}``, each a list of ``(source,
             target)`` strings (e.g. ``datasets.ding_de_en(split)``).
-        max_len: keep pairs whose two sides have 1..max_len tokens (``tokenize``); test sources
+        sequence_length: keep pairs whose two sides have 1..sequence_length tokens (``tokenize``); test sources
             with more tokens are left out.
-        src_vocab_size, tgt_vocab_size: vocabulary caps, specials included (``<pad>``, ``<unk>`` on the
+        source_vocabulary_size, target_vocabulary_size: vocabulary caps, specials included (``<pad>``, ``<unk>`` on the
             source side, also ``<s>``, ``</s>`` on the target side), so each must exceed their number.
         train_pairs: keep a random subset of this many training pairs (None: all), drawn with ``rng``.
         test_sources: keep the first this many distinct test sources (None: all).
@@ -127,48 +127,48 @@ def prepare_translation(splits: dict, max_len: int, src_vocab_size: int, tgt_voc
         ``TranslationData``.
 
     Raises:
-        ValueError: a split is missing, ``max_len`` < 1, a vocabulary cap with no room for words,
+        ValueError: a split is missing, ``sequence_length`` < 1, a vocabulary cap with no room for words,
             ``train_pairs`` without ``rng``, or no pair fits the cap.
     """
     missing = [s for s in ("train", "valid", "test") if s not in splits]
     if missing:
         raise ValueError(f"splits lacks {missing}: pass train, valid and test pairs")
-    if max_len < 1:
-        raise ValueError(f"max_len must be >= 1, got {max_len}")
-    if src_vocab_size <= 2 or tgt_vocab_size <= len(SPECIALS):
+    if sequence_length < 1:
+        raise ValueError(f"sequence_length must be >= 1, got {sequence_length}")
+    if source_vocabulary_size <= 2 or target_vocabulary_size <= len(SPECIALS):
         raise ValueError(f"the vocabulary caps include the special tokens (2 on the source side, {len(SPECIALS)} on the "
-                         f"target side) and must leave room for words: got src_vocab_size={src_vocab_size}, "
-                         f"tgt_vocab_size={tgt_vocab_size}")
-    train = _tokenized(splits["train"], max_len)
+                         f"target side) and must leave room for words: got source_vocabulary_size={source_vocabulary_size}, "
+                         f"target_vocabulary_size={target_vocabulary_size}")
+    train = _tokenized(splits["train"], sequence_length)
     if not train:
-        raise ValueError(f"no training pair has both sides within {max_len} tokens")
+        raise ValueError(f"no training pair has both sides within {sequence_length} tokens")
     if train_pairs:
         if rng is None:
             raise ValueError("train_pairs needs an rng (numpy.random.Generator) to draw the subset")
         train = [train[i] for i in sorted(rng.choice(len(train), min(train_pairs, len(train)), replace=False))]
-    valid = _tokenized(splits["valid"], max_len)
-    src_vocab = Vocabulary([s for s, _ in train], min_count=min_count, max_size=src_vocab_size)
-    tgt_vocab = Vocabulary([t for _, t in train], min_count=min_count, max_size=tgt_vocab_size, specials=SPECIALS)
-    x_train, din_train, dout_train = encode_pairs(train, src_vocab, tgt_vocab, max_len)
-    x_valid, din_valid, dout_valid = encode_pairs(valid, src_vocab, tgt_vocab, max_len)
-    sources, refs = group_references(splits["test"], max_len=max_len)
+    valid = _tokenized(splits["valid"], sequence_length)
+    src_vocab = Vocabulary([s for s, _ in train], min_count=min_count, max_size=source_vocabulary_size)
+    tgt_vocab = Vocabulary([t for _, t in train], min_count=min_count, max_size=target_vocabulary_size, specials=SPECIALS)
+    x_train, din_train, dout_train = encode_pairs(train, src_vocab, tgt_vocab, sequence_length)
+    x_valid, din_valid, dout_valid = encode_pairs(valid, src_vocab, tgt_vocab, sequence_length)
+    sources, refs = group_references(splits["test"], sequence_length=sequence_length)
     if test_sources:
         sources, refs = sources[:test_sources], refs[:test_sources]
     if not sources:
-        raise ValueError(f"no test source has at most {max_len} tokens")
-    x_test = _encode_sources(sources, src_vocab, max_len)
-    valid_sources, valid_refs = group_references(splits["valid"], max_len=max_len)
-    x_valid_sources = _encode_sources(valid_sources, src_vocab, max_len)
-    return TranslationData(max_len, train, valid, src_vocab, tgt_vocab, x_train, din_train, dout_train, x_valid,
+        raise ValueError(f"no test source has at most {sequence_length} tokens")
+    x_test = _encode_sources(sources, src_vocab, sequence_length)
+    valid_sources, valid_refs = group_references(splits["valid"], sequence_length=sequence_length)
+    x_valid_sources = _encode_sources(valid_sources, src_vocab, sequence_length)
+    return TranslationData(sequence_length, train, valid, src_vocab, tgt_vocab, x_train, din_train, dout_train, x_valid,
                            din_valid, dout_valid, sources, refs, x_test, tgt_vocab.token_to_id(BOS),
                            tgt_vocab.token_to_id(EOS), valid_sources, valid_refs, x_valid_sources)
 
 
-def _encode_sources(sources, src_vocab, max_len):
-    """Sentences to translate: int32 ``(N, S)``, each cut to ``max_len`` tokens (``(0, 1)`` for none)."""
+def _encode_sources(sources, src_vocab, sequence_length):
+    """Sentences to translate: int32 ``(N, S)``, each cut to ``sequence_length`` tokens (``(0, 1)`` for none)."""
     if not sources:
         return np.zeros((0, 1), np.int32)
-    return pad_rows([src_vocab.encode(tokenize(s)[:max_len]) for s in sources])
+    return pad_rows([src_vocab.encode(tokenize(s)[:sequence_length]) for s in sources])
 
 
 def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, learning_rate: float,
@@ -204,12 +204,12 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
     if epochs < 1 or patience < 1:
         raise ValueError(f"epochs and patience must be >= 1, got {epochs}, {patience}")
     if len(data.x_valid) == 0:
-        raise ValueError(f"no validation pair has both sides within {data.max_len} tokens: early stopping needs some")
-    for side, vocab in (("src", data.src_vocab), ("tgt", data.tgt_vocab)):
-        size = getattr(model, f"{side}_vocab_size", None)
+        raise ValueError(f"no validation pair has both sides within {data.sequence_length} tokens: early stopping needs some")
+    for side, short, vocab in (("source", "src", data.src_vocab), ("target", "tgt", data.tgt_vocab)):
+        size = getattr(model, f"{side}_vocabulary_size", None)
         if size is not None and size < len(vocab):
-            raise ValueError(f"the model's {side}_vocab_size is {size} but the data's {side} vocabulary has {len(vocab)} "
-                             f"ids: build it with {side}_vocab_size=len(data.{side}_vocab)")
+            raise ValueError(f"the model's {side}_vocabulary_size is {size} but the data's {side} vocabulary has "
+                             f"{len(vocab)} ids: build it with {side}_vocabulary_size=len(data.{short}_vocab)")
     model.compile(optimizer=keras.optimizers.Adam(learning_rate, clipnorm=clipnorm),
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0))
     valid = LengthBatches((data.x_valid, data.din_valid), data.dout_valid, 256, seed=seed)
@@ -224,13 +224,13 @@ def train_seq2seq(model, data: TranslationData, epochs: int, patience: int, lear
     return run["history"], run["seconds"]
 
 
-def length_edges(max_len: int) -> tuple:
+def length_edges(sequence_length: int) -> tuple:
     """Source-length bucket bounds for BLEU by length at a given length cap."""
-    if max_len in (8, 10):
-        return {8: (5, 6, 7), 10: (5, 7, 9)}[max_len]
-    if max_len > 20:  # four buckets of about 6 tokens, the last ending at the cap
-        step = max_len // 5
-        return (max_len - 3 * step, max_len - 2 * step, max_len - step)
+    if sequence_length in (8, 10):
+        return {8: (5, 6, 7), 10: (5, 7, 9)}[sequence_length]
+    if sequence_length > 20:  # four buckets of about 6 tokens, the last ending at the cap
+        step = sequence_length // 5
+        return (sequence_length - 3 * step, sequence_length - 2 * step, sequence_length - step)
     return (5, 8, 11, 14)
 
 
@@ -240,13 +240,13 @@ def evaluate_translation(model, data: TranslationData, beam_width: int = 1, alph
     """Translate every source of a split; score with corpus BLEU and chrF, overall and by length.
 
     Args:
-        model: has ``translate(source, bos_id, eos_id, max_len, beam_width, alpha, batch_size)``
+        model: has ``translate(source, bos_id, eos_id, sequence_length, beam_width, alpha, batch_size)``
             and, for ``log_probs``, ``score(source, targets, bos_id, eos_id)`` (``Seq2Seq`` has both).
         data: ``TranslationData``.
         beam_width: 1 for greedy search, more for beam search; alpha: beam search's length penalty.
         batch_size: sentences decoded together.
         max_extra_tokens: outputs may be this many tokens longer than the length cap.
-        edges: source-length bucket bounds (default ``length_edges(data.max_len)``).
+        edges: source-length bucket bounds (default ``length_edges(data.sequence_length)``).
         split: ``"test"`` or ``"valid"`` (choose decoding settings on ``"valid"``).
         log_probs: also score the outputs with the model (one more teacher-forced pass).
 
@@ -265,11 +265,11 @@ def evaluate_translation(model, data: TranslationData, beam_width: int = 1, alph
     if not sources:
         raise ValueError(f"the {split} split has no source sentence within the length cap")
     started = time.time()
-    ids = model.translate(x, data.bos_id, data.eos_id, data.max_len + max_extra_tokens,
+    ids = model.translate(x, data.bos_id, data.eos_id, data.sequence_length + max_extra_tokens,
                           beam_width=beam_width, alpha=alpha, batch_size=batch_size)
     seconds = time.time() - started
     hypotheses = [detokenize(data.tgt_vocab.decode(h)) for h in ids]
-    edges = length_edges(data.max_len) if edges is None else edges
+    edges = length_edges(data.sequence_length) if edges is None else edges
     lengths = data.source_lengths(split)
     score = getattr(model, "score", None) if log_probs else None
     return {"hypotheses": hypotheses, "ids": ids, "bleu": corpus_bleu(hypotheses, refs),

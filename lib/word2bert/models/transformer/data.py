@@ -30,46 +30,46 @@ def _start_end(tokenizer) -> tuple[int, int]:
             tokenizer.token_to_id(getattr(tokenizer, "sep_token", END)))
 
 
-def encode_sources(texts, tokenizer, max_len: int) -> np.ndarray:
-    """Source texts as int32 ids ``(N, L)``, 0-padded, each cut to ``max_len`` pieces (L <= max_len).
+def encode_sources(texts, tokenizer, sequence_length: int) -> np.ndarray:
+    """Source texts as int32 ids ``(N, L)``, 0-padded, each cut to ``sequence_length`` pieces (L <= sequence_length).
 
     Raises:
-        ValueError: ``max_len`` < 1 or no text.
+        ValueError: ``sequence_length`` < 1 or no text.
     """
-    if max_len < 1:
-        raise ValueError(f"max_len must be >= 1, got {max_len}")
+    if sequence_length < 1:
+        raise ValueError(f"sequence_length must be >= 1, got {sequence_length}")
     if not texts:
         raise ValueError("encode_sources needs at least one text")
     unk = tokenizer.token_to_id(getattr(tokenizer, "unk_token", BERT_SPECIALS[1]))
-    return pad_rows([tokenizer.encode(t)[:max_len] or [unk] for t in texts])
+    return pad_rows([tokenizer.encode(t)[:sequence_length] or [unk] for t in texts])
 
 
-def encode_translation_pairs(pairs, source_tokenizer, target_tokenizer, max_len: int):
+def encode_translation_pairs(pairs, source_tokenizer, target_tokenizer, sequence_length: int):
     """Teacher-forcing arrays of (source, target) text pairs in WordPiece ids.
 
-    A pair is kept when its source has 1..``max_len`` pieces and its target 1..``max_len - 1``
+    A pair is kept when its source has 1..``sequence_length`` pieces and its target 1..``sequence_length - 1``
     (room for the start or end token); the others are left out, never cut
     (``word2bert.preprocessing.batching.teacher_forcing_arrays``).
 
     Args:
         pairs: list of ``(source, target)`` strings.
         source_tokenizer, target_tokenizer: ``WordPieceTokenizer`` (target: with ``[CLS]`` and ``[SEP]``).
-        max_len: the model's longest sequence.
+        sequence_length: the model's longest sequence.
 
     Returns:
-        ``(source, decoder_input, decoder_target, kept)``: int32 arrays ``(n, max_len)``
+        ``(source, decoder_input, decoder_target, kept)``: int32 arrays ``(n, sequence_length)``
         (``[CLS] y`` and ``y [SEP]``), and the indices of the kept pairs.
 
     Raises:
-        ValueError: ``max_len`` < 2; no pair fits.
+        ValueError: ``sequence_length`` < 2; no pair fits.
     """
-    if max_len < 2:
-        raise ValueError(f"max_len must be >= 2, got {max_len}")
+    if sequence_length < 2:
+        raise ValueError(f"sequence_length must be >= 2, got {sequence_length}")
     start, end = _start_end(target_tokenizer)
     sources = [source_tokenizer.encode(src) for src, _ in pairs]
     targets = [target_tokenizer.encode(tgt) for _, tgt in pairs]
-    # the decoder rows hold the start or end token too: max_len - 1 target pieces fill the model's max_len positions
-    return teacher_forcing_arrays(sources, targets, start, end, max_len, max_len - 1, width=max_len)
+    # the decoder rows hold the start or end token too: sequence_length - 1 target pieces fill the model's sequence_length positions
+    return teacher_forcing_arrays(sources, targets, start, end, sequence_length, sequence_length - 1, width=sequence_length)
 
 
 def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_steps: int,
@@ -78,7 +78,7 @@ def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_
                       callbacks=(), learning_rate=None, checkpoint_dir=None) -> tuple[dict, float]:
     """Compile and ``fit`` a ``Transformer`` the paper's way; keep the weights of the best validation epoch.
 
-    Adam (beta_2 = 0.98, epsilon = 1e-9, as the paper) with ``TransformerSchedule(d_model,
+    Adam (beta_2 = 0.98, epsilon = 1e-9, as the paper) with ``TransformerSchedule(hidden_dim,
     warmup_steps, lr_scale)``; ``MaskedCrossEntropy(label_smoothing)``; ``MaskedAccuracy`` (right
     tokens / real tokens of the epoch, as ``masked_accuracy``); training batches of similar length
     (``LengthBatches``); validation on the padded arrays (a few batches of widths Keras could take as
@@ -111,13 +111,14 @@ def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_
     """
     if epochs < 1 or batch_size < 1:
         raise ValueError(f"epochs and batch_size must be >= 1, got {epochs}, {batch_size}")
-    for side, size, ids in (("src", model.src_vocab_size, train[0]), ("tgt", model.tgt_vocab_size, train[2])):
+    for side, size, ids in (("source", model.source_vocabulary_size, train[0]),
+                            ("target", model.target_vocabulary_size, train[2])):
         if int(np.max(ids)) >= size:
-            raise ValueError(f"the model's {side}_vocab_size is {size} but the data holds id {int(np.max(ids))}")
+            raise ValueError(f"the model's {side}_vocabulary_size is {size} but the data holds id {int(np.max(ids))}")
     if not model.built:
         model.build()                 # its weights now, as fit would make them at its first batch
     if learning_rate is None:
-        learning_rate = TransformerSchedule(model.d_model, warmup_steps, lr_scale)
+        learning_rate = TransformerSchedule(model.hidden_dim, warmup_steps, lr_scale)
     optimizer = keras.optimizers.Adam(learning_rate, beta_1=0.9,
                                       beta_2=0.98, epsilon=1e-9, clipnorm=clipnorm)
     # jit_compile=False: on CPU, XLA made the train step about 3x slower here (benchmarks/transformer.py)
@@ -135,7 +136,7 @@ def train_transformer(model, train, valid, epochs: int, batch_size: int, warmup_
     return run["history"], run["seconds"]
 
 
-def translate_texts(model, texts, source_tokenizer, target_tokenizer, max_len: int, beam_width: int = 1,
+def translate_texts(model, texts, source_tokenizer, target_tokenizer, max_length: int, beam_width: int = 1,
                     alpha: float = 0.6, batch_size: int = 128, use_cache: bool = True,
                     length_limit: tuple | None = (1.5, 10)) -> list[str]:
     """Translate source texts; return outputs in the form of ``group_references``'s references.
@@ -147,17 +148,17 @@ def translate_texts(model, texts, source_tokenizer, target_tokenizer, max_len: i
     Args:
         model: a ``Transformer``; texts: list of source strings.
         source_tokenizer, target_tokenizer: the two ``WordPieceTokenizer``.
-        max_len: the longest source (in pieces) and output; beam_width, alpha, batch_size, use_cache,
+        max_length: the longest source (in pieces) and output; beam_width, alpha, batch_size, use_cache,
             length_limit: as ``Transformer.translate`` (by default a batch stops after 1.5 times its longest
             source + 10 pieces: English verses here have about 1.06 pieces per Spanish piece).
 
     Returns:
         list of strings, one per text.
     """
-    source = encode_sources(list(texts), source_tokenizer, max_len)
+    source = encode_sources(list(texts), source_tokenizer, max_length)
     order = np.argsort((source > 0).sum(axis=1), kind="stable")
     ids = model.translate(source[order], *_start_end(target_tokenizer),
-                          max_len, beam_width=beam_width, alpha=alpha, batch_size=batch_size, use_cache=use_cache,
+                          max_length, beam_width=beam_width, alpha=alpha, batch_size=batch_size, use_cache=use_cache,
                           length_limit=length_limit)
     out = [""] * len(texts)
     for row, seq in zip(order, ids):

@@ -1,5 +1,5 @@
 """The decoder stack that the encoder-decoder and the decoder-only Transformer share: token and position
-embeddings, the ``TransformerDecoderBlock`` list, an optional final LayerNorm (pre-LN) and the output layer,
+embeddings, the ``TransformerDecoder`` list, an optional final LayerNorm (pre-LN) and the output layer,
 run teacher-forced over a whole target sequence (Vaswani et al. 2017, section 3.1, "Decoder").
 
 Decoding one token at a time, with or without a key/value cache, is in ``word2bert.models.transformer.incremental``;
@@ -17,15 +17,15 @@ class DecoderStack(IncrementalDecoding):
     (from ``IncrementalDecoding``) the step functions for decoding.
 
     Subclasses set ``self.target_embedding`` (a ``TokenAndPositionEmbedding``), ``self.decoder_blocks``
-    (``TransformerDecoderBlock`` list), ``self.embedding_dropout``, ``self.final_norm`` (a LayerNorm for pre-LN, else None),
-    ``self.max_len`` and implement ``output_logits(x)``.
+    (``TransformerDecoder`` list), ``self.embedding_dropout``, ``self.final_norm`` (a LayerNorm for pre-LN, else None),
+    ``self.max_sequence_length`` and implement ``output_logits(x)``.
     """
 
     def run_decoder(self, decoder_input, memory=None, memory_mask=None, training=None, return_attention_scores=False,
                     decoder_mask=None):
         """Teacher-forced pass: int ``(batch, T)`` -> float32 logits ``(batch, T, V)`` (and the scores).
 
-        ``memory`` float ``(batch, S, d_model)`` and ``memory_mask`` bool ``(batch, S)``: the encoder output and
+        ``memory`` float ``(batch, S, hidden_dim)`` and ``memory_mask`` bool ``(batch, S)``: the encoder output and
         its mask (None for decoder-only). ``decoder_mask`` (bool ``(batch, T)``) defaults to ``decoder_input != 0``.
         With ``return_attention_scores``, also one dict per block of its attention weights (``"self"``
         ``(batch, heads, T, T)`` and, with an encoder, ``"cross"`` ``(batch, heads, T, S)``).
@@ -38,7 +38,7 @@ class DecoderStack(IncrementalDecoding):
 
     def decoder_states(self, decoder_input, memory=None, memory_mask=None, training=None, decoder_mask=None,
                        return_attention_scores=False):
-        """The last decoder block's output ``(batch, T, d_model)`` (after the final LayerNorm of a pre-LN stack):
+        """The last decoder block's output ``(batch, T, hidden_dim)`` (after the final LayerNorm of a pre-LN stack):
         the vectors the output layer reads, which a fine-tuning head reads too (GPT's recipe). Arguments as
         ``run_decoder`` (with ``return_attention_scores``: ``(states, scores)``); position t depends on the inputs at
         positions <= t only (the causal mask)."""

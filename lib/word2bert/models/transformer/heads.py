@@ -17,6 +17,7 @@ import keras
 from keras import ops
 
 from word2bert.layers.masking import token_ids_and_mask
+from word2bert.models.task import Task
 from word2bert.models.transformer.model import DecoderOnlyTransformer
 
 
@@ -26,93 +27,59 @@ def last_real_index(mask):
     return ops.maximum(ops.sum(ops.cast(mask, "int32"), axis=1) - 1, 0)
 
 
-class _GPTTaskModel(keras.Model):
-    def __init__(self, lm: DecoderOnlyTransformer, num_outputs: int, dropout: float = 0.1, **kwargs):
-        super().__init__(**kwargs)
-        if not isinstance(lm, DecoderOnlyTransformer):
-            raise ValueError(f"lm must be a DecoderOnlyTransformer, got {type(lm).__name__}")
-        if int(num_outputs) < 1:
-            raise ValueError(f"the number of classes or tags must be >= 1, got {num_outputs}")
-        if not 0.0 <= float(dropout) < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-        self.lm, self.dropout = lm, float(dropout)
-        self.feature_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="feature_dropout")
-        self.output_layer = keras.layers.Dense(int(num_outputs), dtype=self.dtype_policy, name="head")
+class _GPTHead(Task):
+    """What the GPT heads add to ``Task``: the language model's last-layer vectors, and its output layer kept out
+    of training (a head never reads it)."""
+
+    backbone_class = DecoderOnlyTransformer
+
+    def __init__(self, backbone: DecoderOnlyTransformer, dropout: float = 0.1, freeze_backbone: bool = False,
+                 **kwargs):
+        super().__init__(backbone, dropout=dropout, freeze_backbone=freeze_backbone, **kwargs)
+
+    def _head(self, name: str, value) -> keras.layers.Dense:
+        return keras.layers.Dense(self.check_outputs(name, value), dtype=self.dtype_policy, name="head")
 
     def states(self, inputs, training=None):
-        """``(vectors, mask)``: the language model's last-layer vectors ``(batch, T, d_model)`` and the bool
+        """``(vectors, mask)``: the language model's last-layer vectors ``(batch, T, hidden_dim)`` and the bool
         padding mask ``(batch, T)``."""
         token_ids, mask = token_ids_and_mask(inputs)
-        if token_ids.shape[-1] is not None and token_ids.shape[-1] > self.lm.max_len:
-            raise ValueError(f"rows of {token_ids.shape[-1]} tokens are longer than the model's max_len "
-                             f"{self.lm.max_len}")
-        x = self.lm.decoder_states(token_ids, training=training, decoder_mask=mask)
+        if token_ids.shape[-1] is not None and token_ids.shape[-1] > self.backbone.max_sequence_length:
+            raise ValueError(f"rows of {token_ids.shape[-1]} tokens are longer than the model's max_sequence_length "
+                             f"{self.backbone.max_sequence_length}")
+        x = self.backbone.decoder_states(token_ids, training=self.backbone_training(training), decoder_mask=mask)
         return self.feature_dropout(x, training=training), mask
 
-    # The language model's output layer (its bias, or its own Dense when untied) gets no gradient from a head, so
-    # the head does not train it. That is decided here, per model: setting the variables' ``trainable`` flags
-    # would outlive the head and stop the language model itself from training its output layer.
-    def _kept_fixed(self) -> set:
-        lm = getattr(self, "lm", None)
-        if lm is None or not lm.built:
-            return set()
+    def unused_backbone_variables(self) -> list:
+        """The language model's output layer (its bias, or its own Dense when untied): no head reads it, so it gets
+        no gradient from one."""
+        lm = self.backbone
+        if not lm.built:
+            return []
         unused = list(lm.output_dense.weights) if lm.output_dense is not None else []
-        return {id(v) for v in unused + ([lm.output_bias] if lm.tie_embeddings else [])}
-
-    @property
-    def trainable_variables(self):
-        """The variables ``fit`` trains: Keras's list less the language model's output layer."""
-        fixed = self._kept_fixed()
-        return [v for v in super().trainable_variables if id(v) not in fixed]
-
-    @property
-    def non_trainable_variables(self):
-        """Every other variable of the model (the ones it keeps fixed included), in ``variables`` order."""
-        kept = {id(v) for v in self.trainable_variables}
-        return [v for v in self.variables if id(v) not in kept]
-
-    @property
-    def trainable_weights(self):
-        """As ``trainable_variables`` (weights only)."""
-        fixed = self._kept_fixed()
-        return [v for v in super().trainable_weights if id(v) not in fixed]
-
-    @property
-    def non_trainable_weights(self):
-        """Every other weight of the model (the ones it keeps fixed included), in ``weights`` order."""
-        kept = {id(v) for v in self.trainable_weights}
-        return [v for v in self.weights if id(v) not in kept]
+        return unused + ([lm.output_bias] if lm.tie_embeddings else [])
 
     def build(self, input_shape=None):
-        if not self.lm.built:
-            self.lm.build()
+        if not self.backbone.built:
+            self.backbone.build()
         ids = ops.ones((1, 2), "int32")
         self.call({"token_ids": ids, "padding_mask": ops.ones((1, 2), "bool")})
         self.built = True
 
-    def get_config(self):
-        return {**super().get_config(), "lm": keras.saving.serialize_keras_object(self.lm),
-                "dropout": self.dropout}
-
-    @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        config["lm"] = keras.saving.deserialize_keras_object(config["lm"])
-        return cls(**config)
-
 
 @keras.saving.register_keras_serializable(package="word2bert")
-class GPTClassifier(_GPTTaskModel):
+class GPTClassifier(_GPTHead):
     """A sequence classifier on a pretrained decoder-only Transformer: the last real token's vector ->
     dropout -> Dense(num_classes).
 
     Args:
-        lm: a ``DecoderOnlyTransformer`` (trained as a language model; fine-tuned with the head). Its output
-            layer (``output_bias``, or ``output_dense`` when untied) is read by no head and not trained by this
-            model (``trainable_weights`` leaves it out); its ``trainable`` flags are left as they are, so the
+        backbone: a ``DecoderOnlyTransformer`` (trained as a language model; fine-tuned with the head). Its
+            output layer (``output_bias``, or ``output_dense`` when untied) is read by no head and not trained by
+            this model (``trainable_weights`` leaves it out); its ``trainable`` flags are left as they are, so the
             language model alone still trains it.
-        num_classes: output classes (>= 1).
+        num_classes: output classes (>= 2, as every ``Task``).
         dropout: on the vector before the dense layer.
+        freeze_backbone: train the head alone (the language model runs without dropout).
         **kwargs: the usual ``keras.Model`` arguments.
 
     Call arguments:
@@ -123,14 +90,16 @@ class GPTClassifier(_GPTTaskModel):
         float32 logits ``(batch, num_classes)``.
 
     Raises:
-        ValueError: ``lm`` not a ``DecoderOnlyTransformer``; ``num_classes`` < 1; ``dropout`` outside [0, 1);
-            rows longer than the model's ``max_len``; a dict without ``"token_ids"``.
+        ValueError: ``backbone`` not a ``DecoderOnlyTransformer``; ``num_classes`` < 2; ``dropout`` outside [0, 1);
+            rows longer than the model's ``max_sequence_length``; a dict without ``"token_ids"``.
 
     Reference: Radford et al. (2018), "Improving Language Understanding by Generative Pre-Training", section 3.2.
     """
 
-    def __init__(self, lm: DecoderOnlyTransformer, num_classes: int = 2, dropout: float = 0.1, **kwargs):
-        super().__init__(lm, num_classes, dropout, **kwargs)
+    def __init__(self, backbone: DecoderOnlyTransformer, num_classes: int = 2, dropout: float = 0.1,
+                 freeze_backbone: bool = False, **kwargs):
+        super().__init__(backbone, dropout=dropout, freeze_backbone=freeze_backbone, **kwargs)
+        self.output_layer = self._head("num_classes", num_classes)
         self.num_classes = int(num_classes)
 
     def call(self, inputs, training=None):
@@ -143,14 +112,14 @@ class GPTClassifier(_GPTTaskModel):
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
-class GPTTokenTagger(_GPTTaskModel):
+class GPTTokenTagger(_GPTHead):
     """A token tagger on a pretrained decoder-only Transformer: every position's vector (its left context and
     itself) -> dropout -> Dense(num_tags).
 
     Args:
-        lm: a ``DecoderOnlyTransformer``.
-        num_tags: tags (>= 1).
-        dropout: as ``GPTClassifier``.
+        backbone: a ``DecoderOnlyTransformer``.
+        num_tags: tags (>= 2, as every ``Task``).
+        dropout, freeze_backbone: as ``GPTClassifier``.
         **kwargs: as ``GPTClassifier``.
 
     Call arguments:
@@ -166,8 +135,10 @@ class GPTTokenTagger(_GPTTaskModel):
     Reference: Radford et al. (2018), section 3.2 (the head); a tagger is the per-token form of it.
     """
 
-    def __init__(self, lm: DecoderOnlyTransformer, num_tags: int, dropout: float = 0.1, **kwargs):
-        super().__init__(lm, num_tags, dropout, **kwargs)
+    def __init__(self, backbone: DecoderOnlyTransformer, num_tags: int, dropout: float = 0.1,
+                 freeze_backbone: bool = False, **kwargs):
+        super().__init__(backbone, dropout=dropout, freeze_backbone=freeze_backbone, **kwargs)
+        self.output_layer = self._head("num_tags", num_tags)
         self.num_tags = int(num_tags)
 
     def call(self, inputs, training=None):

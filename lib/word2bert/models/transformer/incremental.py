@@ -49,7 +49,7 @@ class IncrementalDecoding:
     """Step functions for ``word2bert.samplers``, mixed into a model with a decoder stack.
 
     The host class provides ``target_embedding`` (a ``TokenAndPositionEmbedding``), ``decoder_blocks``
-    (``TransformerDecoderBlock`` list), ``final_norm`` (a LayerNorm or None), ``max_len``,
+    (``TransformerDecoder`` list), ``final_norm`` (a LayerNorm or None), ``max_sequence_length``,
     ``output_logits(x)`` and ``run_decoder(...)`` (the teacher-forced pass).
     """
 
@@ -74,32 +74,32 @@ class IncrementalDecoding:
                                   decoder_mask=ops.ones(ops.shape(prefix), "bool"))
         return ops.log_softmax(logits[:, -1, :], axis=-1)
 
-    def decoding_state(self, batch_size: int, max_len: int, use_cache: bool = True) -> dict:
+    def decoding_state(self, batch_size: int, max_length: int, use_cache: bool = True) -> dict:
         """The state that changes from step to step, for ``word2bert.samplers`` (batch first).
 
         Args:
-            batch_size: rows (``sentences * beam_width`` for beam search); max_len: most tokens decoded
-                (<= the model's ``max_len``).
+            batch_size: rows (``sentences * beam_width`` for beam search); max_length: most tokens decoded
+                (<= the model's ``max_sequence_length``).
             use_cache: key/value caches for ``step``: ``self_k{i}`` and ``self_v{i}`` per layer, zero backend
-                tensors ``(batch, max_len, heads, key_dim)`` of the compute dtype; else ``prefix``, int32 numpy
-                ``(batch, max_len)``, for ``step_uncached``. Both have ``index``, int32 numpy ``(batch,)``:
+                tensors ``(batch, max_length, heads, key_dim)`` of the compute dtype; else ``prefix``, int32 numpy
+                ``(batch, max_length)``, for ``step_uncached``. Both have ``index``, int32 numpy ``(batch,)``:
                 the position decoded next (the same in every row).
 
         Raises:
-            ValueError: ``max_len`` above the model's.
+            ValueError: ``max_length`` above the model's.
         """
         if not self.built:
             self.build()
-        if max_len > self.max_len:
-            raise ValueError(f"cannot decode {max_len} tokens: the model's max_len is {self.max_len}")
+        if max_length > self.max_sequence_length:
+            raise ValueError(f"cannot decode {max_length} tokens: the model's max_sequence_length is {self.max_sequence_length}")
         state = {"index": np.zeros((batch_size,), np.int32)}
         if not use_cache:
-            state["prefix"] = np.zeros((batch_size, max_len), np.int32)
+            state["prefix"] = np.zeros((batch_size, max_length), np.int32)
             return state
         dtype = keras.backend.standardize_dtype(self.compute_dtype)
         for i, block in enumerate(self.decoder_blocks):
             attn = block.self_attention
-            shape = (batch_size, max_len, attn.num_heads, attn.key_dim)
+            shape = (batch_size, max_length, attn.num_heads, attn.key_dim)
             state[f"self_k{i}"], state[f"self_v{i}"] = ops.zeros(shape, dtype), ops.zeros(shape, dtype)
         return state
 
@@ -134,10 +134,10 @@ class IncrementalDecoding:
         cross = [context.get(f"cross{i}") for i in range(n)]
         mask, memory = context.get("memory_mask"), context.get("memory")
 
-        vocab_size = self.target_embedding.vocab_size
+        vocabulary_size = self.target_embedding.vocabulary_size
 
         def step(state, last_tokens):
-            index = _checked_index(state, state["self_k0"].shape[1] if n else None, last_tokens, vocab_size)
+            index = _checked_index(state, state["self_k0"].shape[1] if n else None, last_tokens, vocabulary_size)
             self_caches = [(state[f"self_k{i}"], state[f"self_v{i}"]) for i in range(n)]
             log_probs, caches = cached(ops.convert_to_tensor(np.asarray(last_tokens, np.int32)),
                                        ops.convert_to_tensor(np.int32(index)), self_caches, cross, mask)
@@ -147,7 +147,7 @@ class IncrementalDecoding:
             return ops.convert_to_numpy(log_probs), new
 
         def step_uncached(state, last_tokens):
-            index = _checked_index(state, state["prefix"].shape[1], last_tokens, vocab_size)
+            index = _checked_index(state, state["prefix"].shape[1], last_tokens, vocabulary_size)
             prefix = state["prefix"].copy()
             prefix[:, index] = last_tokens
             log_probs = uncached(ops.convert_to_tensor(prefix[:, :index + 1]), memory, mask)
@@ -156,7 +156,7 @@ class IncrementalDecoding:
         return step, step_uncached
 
 
-def _checked_index(state, slots, last_tokens, vocab_size: int) -> int:
+def _checked_index(state, slots, last_tokens, vocabulary_size: int) -> int:
     """The position decoded next; a ValueError when the state has no slot for it or ``last_tokens`` is not ids.
 
     Inside the compiled step ``keras.ops.slice_update`` would clip an index past the cache and overwrite its
@@ -165,12 +165,12 @@ def _checked_index(state, slots, last_tokens, vocab_size: int) -> int:
     index = int(state["index"][0])
     if slots is not None and index >= slots:
         raise ValueError(f"the decoding state has {slots} positions and all are decoded (next position {index}); "
-                         f"build it with decoding_state(batch_size, max_len) for as many tokens as will be decoded")
+                         f"build it with decoding_state(batch_size, max_length) for as many tokens as will be decoded")
     tokens = np.asarray(last_tokens)
     if tokens.shape != (state["index"].shape[0],) or not np.issubdtype(tokens.dtype, np.integer):
         raise ValueError(f"last_tokens must be int ids of shape ({state['index'].shape[0]},), one per row, "
                          f"got {tokens.dtype} {tokens.shape}")
-    check_ids(tokens, vocab_size, "last_tokens", "feed back ids of the target vocabulary (start_id, then each "
+    check_ids(tokens, vocabulary_size, "last_tokens", "feed back ids of the target vocabulary (start_id, then each "
               "step's choice)")
     return index
 

@@ -9,33 +9,33 @@ import numpy as np
 from keras import ops
 
 from word2bert.samplers import beam_search, greedy_search
-from word2bert.layers import TokenAndPositionEmbedding, TransformerDecoderBlock, TransformerEncoderBlock
+from word2bert.layers import TokenAndPositionEmbedding, TransformerDecoder, TransformerEncoder
 from word2bert.layers.checks import check_model_dims
 from word2bert.layers.masking import token_ids_and_mask
 from word2bert.models.transformer.decoder_stack import DecoderStack
 
 
 class _Common(DecoderStack):
-    def _check_sizes(self, d_model, num_heads, num_layers, intermediate_dim, max_len):
-        check_model_dims(d_model, num_heads)
-        if min(num_layers, intermediate_dim, max_len) < 1:
-            raise ValueError(f"num_layers, intermediate_dim and max_len must be >= 1, got {num_layers}, "
-                             f"{intermediate_dim}, {max_len}")
+    def _check_sizes(self, hidden_dim, num_heads, num_layers, intermediate_dim, max_sequence_length):
+        check_model_dims(hidden_dim, num_heads)
+        if min(num_layers, intermediate_dim, max_sequence_length) < 1:
+            raise ValueError(f"num_layers, intermediate_dim and max_sequence_length must be >= 1, got {num_layers}, "
+                             f"{intermediate_dim}, {max_sequence_length}")
 
     def _block_kwargs(self):
         return dict(intermediate_dim=self.intermediate_dim, num_heads=self.num_heads, dropout=self.dropout,
                     activation=self.activation, normalize_first=self.normalize_first,
                     layer_norm_epsilon=self.layer_norm_epsilon, dtype=self.dtype_policy)
 
-    def _build_output(self, vocab_size):
+    def _build_output(self, vocabulary_size):
         self.final_norm = keras.layers.LayerNormalization(epsilon=self.layer_norm_epsilon, dtype=self.dtype_policy,
                                                           name="final_norm") if self.normalize_first else None
         self.output_dense = None if self.tie_embeddings else keras.layers.Dense(
-            vocab_size, dtype=self.dtype_policy, name="output_dense")
+            vocabulary_size, dtype=self.dtype_policy, name="output_dense")
 
-    def build_output_bias(self, vocab_size):
+    def build_output_bias(self, vocabulary_size):
         if self.tie_embeddings:
-            self.output_bias = self.add_weight(name="output_bias", shape=(vocab_size,), initializer="zeros")
+            self.output_bias = self.add_weight(name="output_bias", shape=(vocabulary_size,), initializer="zeros")
 
     def output_logits(self, x):
         """float32 logits ``(batch, T, V)``: ``x E^T + b`` with the target embedding E (tied) or a Dense layer."""
@@ -43,10 +43,10 @@ class _Common(DecoderStack):
             return ops.cast(self.output_dense(x), "float32")
         return self.target_embedding.token_embedding(x, reverse=True) + ops.cast(self.output_bias, "float32")
 
-    def _search(self, step_fn, state, rows, start_id, end_id, max_len, beam_width, alpha):
+    def _search(self, step_fn, state, rows, start_id, end_id, max_length, beam_width, alpha):
         if beam_width == 1:
-            return greedy_search(step_fn, state, rows, start_id, end_id, max_len)
-        return beam_search(step_fn, state, rows, start_id, end_id, max_len, beam_width, alpha)
+            return greedy_search(step_fn, state, rows, start_id, end_id, max_length)
+        return beam_search(step_fn, state, rows, start_id, end_id, max_length, beam_width, alpha)
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
@@ -54,16 +54,16 @@ class Transformer(_Common, keras.Model):
     """The encoder-decoder Transformer for translation.
 
     Args:
-        src_vocab_size, tgt_vocab_size: vocabulary sizes (id 0 = padding in both).
+        source_vocabulary_size, target_vocabulary_size: vocabulary sizes (id 0 = padding in both).
         num_layers: encoder layers (N = 6 in the paper); num_decoder_layers: decoder layers (default the same).
-        d_model: model width (512); num_heads: h (8); intermediate_dim: d_ff (2048).
+        hidden_dim: model width (512); num_heads: h (8); intermediate_dim: d_ff (2048).
         dropout: P_drop (0.1), on embeddings, attention weights and sublayer outputs.
-        max_len: the longest source or target sequence.
+        max_sequence_length: the longest source or target sequence.
         position: ``"sinusoidal"`` (the paper) or ``"learned"``.
         normalize_first: pre-LN blocks (and a final LayerNorm on each stack); default post-LN (the paper).
         tie_embeddings: the output layer is the target embedding transposed, plus a bias (the paper).
         share_embeddings: one embedding table for source and target (with ``tie_embeddings``, the paper's
-            three-way tying over a shared vocabulary, section 3.4); needs ``src_vocab_size == tgt_vocab_size``.
+            three-way tying over a shared vocabulary, section 3.4); needs ``source_vocabulary_size == target_vocabulary_size``.
         activation, layer_norm_epsilon: of the blocks.
         **kwargs: the usual ``keras.Model`` arguments.
 
@@ -72,59 +72,59 @@ class Transformer(_Common, keras.Model):
         training: dropout on or off.
 
     Returns:
-        float32 logits ``(batch, T, tgt_vocab_size)``.
+        float32 logits ``(batch, T, target_vocabulary_size)``.
 
     Raises:
-        ValueError: ``num_heads`` does not divide ``d_model``; sizes < 1; a sequence over ``max_len``;
+        ValueError: ``num_heads`` does not divide ``hidden_dim``; sizes < 1; a sequence over ``max_sequence_length``;
             ``share_embeddings`` with vocabularies of different sizes.
 
     Example:
-        >>> model = Transformer(8000, 8000, num_layers=2, d_model=128, num_heads=4, intermediate_dim=512)
+        >>> model = Transformer(8000, 8000, num_layers=2, hidden_dim=128, num_heads=4, intermediate_dim=512)
         >>> model((source_ids, decoder_input_ids)).shape   # (batch, T, 8000)
 
-    Reference: Vaswani et al. (2017), section 3 and table 3 (base: N=6, d_model=512, h=8, d_ff=2048).
+    Reference: Vaswani et al. (2017), section 3 and table 3 (base: N=6, hidden_dim=512, h=8, d_ff=2048).
     """
 
-    def __init__(self, src_vocab_size: int, tgt_vocab_size: int, num_layers: int = 2, d_model: int = 256,
-                 num_heads: int = 4, intermediate_dim: int = 1024, dropout: float = 0.1, max_len: int = 128,
+    def __init__(self, source_vocabulary_size: int, target_vocabulary_size: int, num_layers: int = 2, hidden_dim: int = 256,
+                 num_heads: int = 4, intermediate_dim: int = 1024, dropout: float = 0.1, max_sequence_length: int = 128,
                  position: str = "sinusoidal", normalize_first: bool = False, tie_embeddings: bool = True,
                  activation: str = "relu", layer_norm_epsilon: float = 1e-5, num_decoder_layers: int | None = None,
                  share_embeddings: bool = False, **kwargs):
         super().__init__(**kwargs)
-        if share_embeddings and src_vocab_size != tgt_vocab_size:
-            raise ValueError(f"share_embeddings needs one vocabulary, got src_vocab_size {src_vocab_size} and "
-                             f"tgt_vocab_size {tgt_vocab_size}")
+        if share_embeddings and source_vocabulary_size != target_vocabulary_size:
+            raise ValueError(f"share_embeddings needs one vocabulary, got source_vocabulary_size {source_vocabulary_size} and "
+                             f"target_vocabulary_size {target_vocabulary_size}")
         self.share_embeddings = bool(share_embeddings)
-        self._check_sizes(d_model, num_heads, min(num_layers, num_decoder_layers or num_layers), intermediate_dim,
-                          max_len)
-        self.src_vocab_size, self.tgt_vocab_size = int(src_vocab_size), int(tgt_vocab_size)
+        self._check_sizes(hidden_dim, num_heads, min(num_layers, num_decoder_layers or num_layers), intermediate_dim,
+                          max_sequence_length)
+        self.source_vocabulary_size, self.target_vocabulary_size = int(source_vocabulary_size), int(target_vocabulary_size)
         self.num_layers, self.num_decoder_layers = int(num_layers), int(num_decoder_layers or num_layers)
-        self.d_model, self.num_heads, self.intermediate_dim = int(d_model), int(num_heads), int(intermediate_dim)
-        self.dropout, self.max_len, self.position = float(dropout), int(max_len), position
+        self.hidden_dim, self.num_heads, self.intermediate_dim = int(hidden_dim), int(num_heads), int(intermediate_dim)
+        self.dropout, self.max_sequence_length, self.position = float(dropout), int(max_sequence_length), position
         self.normalize_first, self.tie_embeddings = bool(normalize_first), bool(tie_embeddings)
         self.activation, self.layer_norm_epsilon = activation, float(layer_norm_epsilon)
-        embed = dict(max_len=max_len, embedding_dim=d_model, position=position, dtype=self.dtype_policy)
-        self.source_embedding = TokenAndPositionEmbedding(src_vocab_size, name="source_embedding", **embed)
+        embed = dict(max_sequence_length=max_sequence_length, embedding_dim=hidden_dim, position=position, dtype=self.dtype_policy)
+        self.source_embedding = TokenAndPositionEmbedding(source_vocabulary_size, name="source_embedding", **embed)
         self.target_embedding = self.source_embedding if self.share_embeddings else TokenAndPositionEmbedding(
-            tgt_vocab_size, name="target_embedding", **embed)
+            target_vocabulary_size, name="target_embedding", **embed)
         self.embedding_dropout = keras.layers.Dropout(dropout, dtype=self.dtype_policy, name="embedding_dropout")
-        self.encoder_blocks = [TransformerEncoderBlock(name=f"encoder_{i}", **self._block_kwargs())
+        self.encoder_blocks = [TransformerEncoder(name=f"encoder_{i}", **self._block_kwargs())
                                for i in range(self.num_layers)]
-        self.decoder_blocks = [TransformerDecoderBlock(name=f"decoder_{i}", **self._block_kwargs())
+        self.decoder_blocks = [TransformerDecoder(name=f"decoder_{i}", **self._block_kwargs())
                                for i in range(self.num_decoder_layers)]
         self.encoder_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=self.dtype_policy,
                                                             name="encoder_norm") if normalize_first else None
-        self._build_output(tgt_vocab_size)
+        self._build_output(target_vocabulary_size)
 
     def build(self, input_shape=None):
-        self.build_output_bias(self.tgt_vocab_size)
+        self.build_output_bias(self.target_vocabulary_size)
         ids = np.ones((1, 2), np.int32)
         self._forward(ids, ids)
         self.built = True
 
     # ------------------------------------------------------------ the two stacks
     def encode_source(self, source, training=None, return_attention_scores=False):
-        """Encoder output ``(batch, S, d_model)`` and the source mask ``(batch, S)`` (and the scores)."""
+        """Encoder output ``(batch, S, hidden_dim)`` and the source mask ``(batch, S)`` (and the scores)."""
         source = ops.convert_to_tensor(source)
         mask = ops.not_equal(source, 0)
         x = self.embedding_dropout(self.source_embedding(source), training=training)
@@ -146,7 +146,7 @@ class Transformer(_Common, keras.Model):
         return self._forward(source, decoder_input, training=training)
 
     def compute_output_shape(self, input_shape):
-        return (*tuple(input_shape[1])[:2], self.tgt_vocab_size)
+        return (*tuple(input_shape[1])[:2], self.target_vocabulary_size)
 
     def compute_output_spec(self, inputs, training=None):
         return keras.KerasTensor(self.compute_output_shape((inputs[0].shape, inputs[1].shape)), dtype="float32")
@@ -165,26 +165,26 @@ class Transformer(_Common, keras.Model):
                 "cross": as_np(d["cross"] for d in dec)}
 
     # ------------------------------------------------------------ decoding
-    def translate(self, source, bos_id: int, eos_id: int, max_len: int, beam_width: int = 1, alpha: float = 0.6,
+    def translate(self, source, bos_id: int, eos_id: int, max_length: int, beam_width: int = 1, alpha: float = 0.6,
                   batch_size: int = 128, use_cache: bool = True, length_limit: tuple | None = None) -> list[list[int]]:
         """Translate int ``source`` ``(N, S)``: greedy (``beam_width=1``) or beam search, cached or not.
 
         Args:
             source: source ids, 0 = padding.
             bos_id, eos_id: the target's start and end ids.
-            max_len: at most this many output tokens (the end token included); <= the model's ``max_len``.
+            max_length: at most this many output tokens (the end token included); <= the model's ``max_sequence_length``.
             beam_width, alpha: see ``word2bert.samplers.beam_search``.
             batch_size: sentences decoded together.
             use_cache: decode with the key/value cache (True) or by recomputing the prefix (same tokens).
             length_limit: ``(a, b)``: a batch also stops after ``a * S_batch + b`` tokens, ``S_batch`` its
-                longest source (None: ``max_len`` only). Decoding sorted sentences, this saves the steps and
+                longest source (None: ``max_length`` only). Decoding sorted sentences, this saves the steps and
                 cache slots that a batch of short sentences never needs.
 
         Returns:
             N lists of target ids without the start and end tokens.
 
         Raises:
-            ValueError: ``max_len`` above the model's; a source longer than the model's ``max_len``; a source
+            ValueError: ``max_length`` above the model's; a source longer than the model's ``max_sequence_length``; a source
                 that is not a 2-D int array; a source id outside the source vocabulary. An empty source gives [].
         """
         source = np.asarray(source)
@@ -199,7 +199,7 @@ class Transformer(_Common, keras.Model):
             batch = source[lo:lo + batch_size]
             width = max(1, int((batch != 0).sum(axis=1).max()))
             batch = batch[:, :width]                                     # drop columns of padding only
-            limit = max_len if length_limit is None else max(1, min(max_len, int(length_limit[0] * width
+            limit = max_length if length_limit is None else max(1, min(max_length, int(length_limit[0] * width
                                                                                   + length_limit[1])))
             memory, mask = self.encode_source(batch)
             step, step_uncached = self.step_functions(self.source_context(memory, mask, repeat=beam_width))
@@ -209,9 +209,9 @@ class Transformer(_Common, keras.Model):
         return out
 
     def get_config(self):
-        return {**super().get_config(), "src_vocab_size": self.src_vocab_size, "tgt_vocab_size": self.tgt_vocab_size,
-                "num_layers": self.num_layers, "d_model": self.d_model, "num_heads": self.num_heads,
-                "intermediate_dim": self.intermediate_dim, "dropout": self.dropout, "max_len": self.max_len,
+        return {**super().get_config(), "source_vocabulary_size": self.source_vocabulary_size, "target_vocabulary_size": self.target_vocabulary_size,
+                "num_layers": self.num_layers, "hidden_dim": self.hidden_dim, "num_heads": self.num_heads,
+                "intermediate_dim": self.intermediate_dim, "dropout": self.dropout, "max_sequence_length": self.max_sequence_length,
                 "position": self.position, "normalize_first": self.normalize_first,
                 "tie_embeddings": self.tie_embeddings, "activation": self.activation,
                 "layer_norm_epsilon": self.layer_norm_epsilon, "num_decoder_layers": self.num_decoder_layers,
@@ -223,44 +223,44 @@ class DecoderOnlyTransformer(_Common, keras.Model):
     """A decoder-only Transformer language model (the GPT shape): the decoder blocks without cross-attention.
 
     Args:
-        vocab_size: number of token ids (0 = padding); the other arguments as ``Transformer``.
+        vocabulary_size: number of token ids (0 = padding); the other arguments as ``Transformer``.
 
     Call arguments:
         inputs: int ``(batch, T)`` token ids; training: dropout on or off.
 
     Returns:
-        float32 logits ``(batch, T, vocab_size)`` of the next token at each position.
+        float32 logits ``(batch, T, vocabulary_size)`` of the next token at each position.
 
     Raises:
         ValueError: as ``Transformer``.
 
     Example:
-        >>> lm = DecoderOnlyTransformer(1000, num_layers=2, d_model=64, num_heads=4, intermediate_dim=128)
-        >>> lm.generate(4, start_id=1, end_id=2, max_len=20)   # 4 lists of ids
+        >>> lm = DecoderOnlyTransformer(1000, num_layers=2, hidden_dim=64, num_heads=4, intermediate_dim=128)
+        >>> lm.generate(4, start_id=1, end_id=2, max_length=20)   # 4 lists of ids
 
     Reference: Radford et al. (2018), section 3.1; Vaswani et al. (2017), section 3.1 (the decoder).
     """
 
-    def __init__(self, vocab_size: int, num_layers: int = 2, d_model: int = 256, num_heads: int = 4,
-                 intermediate_dim: int = 1024, dropout: float = 0.1, max_len: int = 128, position: str = "learned",
+    def __init__(self, vocabulary_size: int, num_layers: int = 2, hidden_dim: int = 256, num_heads: int = 4,
+                 intermediate_dim: int = 1024, dropout: float = 0.1, max_sequence_length: int = 128, position: str = "learned",
                  normalize_first: bool = True, tie_embeddings: bool = True, activation: str = "gelu",
                  layer_norm_epsilon: float = 1e-5, **kwargs):
         super().__init__(**kwargs)
-        self._check_sizes(d_model, num_heads, num_layers, intermediate_dim, max_len)
-        self.vocab_size, self.num_layers = int(vocab_size), int(num_layers)
-        self.d_model, self.num_heads, self.intermediate_dim = int(d_model), int(num_heads), int(intermediate_dim)
-        self.dropout, self.max_len, self.position = float(dropout), int(max_len), position
+        self._check_sizes(hidden_dim, num_heads, num_layers, intermediate_dim, max_sequence_length)
+        self.vocabulary_size, self.num_layers = int(vocabulary_size), int(num_layers)
+        self.hidden_dim, self.num_heads, self.intermediate_dim = int(hidden_dim), int(num_heads), int(intermediate_dim)
+        self.dropout, self.max_sequence_length, self.position = float(dropout), int(max_sequence_length), position
         self.normalize_first, self.tie_embeddings = bool(normalize_first), bool(tie_embeddings)
         self.activation, self.layer_norm_epsilon = activation, float(layer_norm_epsilon)
-        self.target_embedding = TokenAndPositionEmbedding(vocab_size, max_len, d_model, position=position,
+        self.target_embedding = TokenAndPositionEmbedding(vocabulary_size, max_sequence_length, hidden_dim, position=position,
                                                           dtype=self.dtype_policy, name="token_embedding")
         self.embedding_dropout = keras.layers.Dropout(dropout, dtype=self.dtype_policy, name="embedding_dropout")
-        self.decoder_blocks = [TransformerDecoderBlock(cross_attention=False, name=f"decoder_{i}",
+        self.decoder_blocks = [TransformerDecoder(cross_attention=False, name=f"decoder_{i}",
                                                        **self._block_kwargs()) for i in range(self.num_layers)]
-        self._build_output(vocab_size)
+        self._build_output(vocabulary_size)
 
     def build(self, input_shape=None):
-        self.build_output_bias(self.vocab_size)
+        self.build_output_bias(self.vocabulary_size)
         self.run_decoder(ops.ones((1, 2), "int32"))
         self.built = True
 
@@ -268,16 +268,16 @@ class DecoderOnlyTransformer(_Common, keras.Model):
         return self.run_decoder(ops.convert_to_tensor(inputs), training=training)
 
     def compute_output_shape(self, input_shape):
-        return (*tuple(input_shape)[:2], self.vocab_size)
+        return (*tuple(input_shape)[:2], self.vocabulary_size)
 
-    def layer_states(self, inputs, training=None):
-        """Every layer's vectors: ``num_layers + 1`` float tensors ``(batch, T, d_model)``, the embedding output
+    def hidden_states(self, inputs, training=None):
+        """Every layer's vectors: ``num_layers + 1`` float tensors ``(batch, T, hidden_dim)``, the embedding output
         (token + position) then each decoder block's output, the last one after the final LayerNorm of a pre-LN
         stack (the vectors ``decoder_states`` returns). Position t has read positions <= t only.
 
         Args:
             inputs: int ``(batch, T)`` ids (0 = padding) or a dict with ``"token_ids"`` (and ``"padding_mask"``,
-                which then replaces ``token_ids != 0``), as ``BidirectionalLM.layer_states`` takes them.
+                which then replaces ``token_ids != 0``), as ``BidirectionalLM.hidden_states`` takes them.
             training: dropout on or off.
 
         Raises:
@@ -289,16 +289,16 @@ class DecoderOnlyTransformer(_Common, keras.Model):
     def compute_output_spec(self, inputs, training=None):
         return keras.KerasTensor(self.compute_output_shape(inputs.shape), dtype="float32")
 
-    def generate(self, batch_size: int, start_id: int, end_id: int, max_len: int, beam_width: int = 1,
+    def generate(self, batch_size: int, start_id: int, end_id: int, max_length: int, beam_width: int = 1,
                  alpha: float = 0.6, use_cache: bool = True) -> list[list[int]]:
         """Sample-free generation from ``start_id``: greedy or beam search, cached or not.
 
         Returns ``batch_size`` lists of ids (without start and end tokens). Raises ValueError when
-        ``max_len`` exceeds the model's.
+        ``max_length`` exceeds the model's.
         """
         step, step_uncached = self.step_functions()
-        state = self.decoding_state(batch_size, max_len, use_cache=use_cache)
-        return self._search(step if use_cache else step_uncached, state, batch_size, start_id, end_id, max_len,
+        state = self.decoding_state(batch_size, max_length, use_cache=use_cache)
+        return self._search(step if use_cache else step_uncached, state, batch_size, start_id, end_id, max_length,
                             beam_width, alpha)
 
     def sample(self, batch_size: int, prompt, end_id: int | None, max_new_tokens: int, temperature: float = 1.0,
@@ -326,8 +326,8 @@ class DecoderOnlyTransformer(_Common, keras.Model):
         Raises:
             ValueError: an empty prompt; a prompt that is not integer ids (floats such as 1.9 are refused, not
                 truncated); a 2-D prompt whose number of rows is not ``batch_size``, a ragged or 3-D prompt; an id
-                outside ``0 .. vocab_size - 1``; ``max_new_tokens`` < 1; ``P + max_new_tokens`` above the model's
-                ``max_len``; the errors of ``sample_search`` (temperature, top_k).
+                outside ``0 .. vocabulary_size - 1``; ``max_new_tokens`` < 1; ``P + max_new_tokens`` above the model's
+                ``max_sequence_length``; the errors of ``sample_search`` (temperature, top_k).
         """
         from word2bert.samplers import sample_search
 
@@ -335,9 +335,9 @@ class DecoderOnlyTransformer(_Common, keras.Model):
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
         length = prompts.shape[1] + max_new_tokens
-        if length > self.max_len:
+        if length > self.max_sequence_length:
             raise ValueError(f"a prompt of {prompts.shape[1]} ids plus {max_new_tokens} new ones is {length} "
-                             f"positions, over the model's max_len of {self.max_len}")
+                             f"positions, over the model's max_sequence_length of {self.max_sequence_length}")
         step, step_uncached = self.step_functions()
         step = step if use_cache else step_uncached
         state = self.decoding_state(batch_size, length, use_cache=use_cache)
@@ -370,14 +370,14 @@ class DecoderOnlyTransformer(_Common, keras.Model):
             raise ValueError(f"prompt must be 1-D (P,) (one prompt for every row) or 2-D (batch_size, P) = "
                              f"({batch_size}, P) (one prompt a row), got shape {ids.shape}; pass batch_size="
                              f"{ids.shape[0] if ids.ndim == 2 else 'the number of prompts'} with one prompt a row")
-        if ids.min() < 0 or ids.max() >= self.vocab_size:
-            raise ValueError(f"prompt ids must be in 0..{self.vocab_size - 1} (the vocabulary), got "
+        if ids.min() < 0 or ids.max() >= self.vocabulary_size:
+            raise ValueError(f"prompt ids must be in 0..{self.vocabulary_size - 1} (the vocabulary), got "
                              f"{int(ids.min())}..{int(ids.max())}; encode the prompt with the model's vocabulary")
         return np.array(ids, np.int32)
 
     def get_config(self):
-        return {**super().get_config(), "vocab_size": self.vocab_size, "num_layers": self.num_layers,
-                "d_model": self.d_model, "num_heads": self.num_heads, "intermediate_dim": self.intermediate_dim,
-                "dropout": self.dropout, "max_len": self.max_len, "position": self.position,
+        return {**super().get_config(), "vocabulary_size": self.vocabulary_size, "num_layers": self.num_layers,
+                "hidden_dim": self.hidden_dim, "num_heads": self.num_heads, "intermediate_dim": self.intermediate_dim,
+                "dropout": self.dropout, "max_sequence_length": self.max_sequence_length, "position": self.position,
                 "normalize_first": self.normalize_first, "tie_embeddings": self.tie_embeddings,
                 "activation": self.activation, "layer_norm_epsilon": self.layer_norm_epsilon}

@@ -12,46 +12,46 @@ from word2bert.metrics.token_accuracy import MaskedAccuracy, token_hits  # noqa:
 
 @keras.saving.register_keras_serializable(package="word2bert")
 class TransformerSchedule(keras.optimizers.schedules.LearningRateSchedule):
-    """``lr(step) = scale * d_model^-0.5 * min(step^-0.5, step * warmup_steps^-1.5)`` (eq. 3).
+    """``lr(step) = scale * hidden_dim^-0.5 * min(step^-0.5, step * warmup_steps^-1.5)`` (eq. 3).
 
-    The rate grows linearly for ``warmup_steps`` steps, peaks at ``scale / sqrt(d_model *
+    The rate grows linearly for ``warmup_steps`` steps, peaks at ``scale / sqrt(hidden_dim *
     warmup_steps)`` and then decays like ``1 / sqrt(step)``. Steps count from 1 (Keras's optimizer
     counts from 0, so step 0 here is the paper's step 1).
 
     Args:
-        d_model: the model width.
+        hidden_dim: the model width.
         warmup_steps: 4000 in the paper.
         scale: a factor on the whole curve (1.0 in the paper).
 
     Raises:
-        ValueError: ``d_model`` or ``warmup_steps`` < 1, or ``scale`` <= 0.
+        ValueError: ``hidden_dim`` or ``warmup_steps`` < 1, or ``scale`` <= 0.
 
     Example:
-        >>> schedule = TransformerSchedule(d_model=512, warmup_steps=4000)
+        >>> schedule = TransformerSchedule(hidden_dim=512, warmup_steps=4000)
         >>> float(schedule(3999))   # the peak, 7.0e-4
 
     Reference: Vaswani et al. (2017), section 5.3, eq. 3.
     """
 
-    def __init__(self, d_model: int, warmup_steps: int = 4000, scale: float = 1.0):
-        if d_model < 1 or warmup_steps < 1 or not scale > 0:
-            raise ValueError(f"d_model and warmup_steps must be >= 1 and scale > 0, got {d_model}, {warmup_steps}, "
+    def __init__(self, hidden_dim: int, warmup_steps: int = 4000, scale: float = 1.0):
+        if hidden_dim < 1 or warmup_steps < 1 or not scale > 0:
+            raise ValueError(f"hidden_dim and warmup_steps must be >= 1 and scale > 0, got {hidden_dim}, {warmup_steps}, "
                              f"{scale}")
-        self.d_model, self.warmup_steps, self.scale = int(d_model), int(warmup_steps), float(scale)
+        self.hidden_dim, self.warmup_steps, self.scale = int(hidden_dim), int(warmup_steps), float(scale)
 
     def __call__(self, step):
         step = ops.cast(step, "float32") + 1.0
-        return self.scale * self.d_model ** -0.5 * ops.minimum(step ** -0.5, step * self.warmup_steps ** -1.5)
+        return self.scale * self.hidden_dim ** -0.5 * ops.minimum(step ** -0.5, step * self.warmup_steps ** -1.5)
 
     def get_config(self):
-        return {"d_model": self.d_model, "warmup_steps": self.warmup_steps, "scale": self.scale}
+        return {"hidden_dim": self.hidden_dim, "warmup_steps": self.warmup_steps, "scale": self.scale}
 
 
-def warmup_inverse_sqrt(peak: float, warmup_steps: int, d_model: int = 512) -> TransformerSchedule:
+def warmup_inverse_sqrt(peak: float, warmup_steps: int, hidden_dim: int = 512) -> TransformerSchedule:
     """The paper's schedule rescaled so that it peaks at ``peak``: linear warm-up, then ``1 / sqrt(step)``.
 
-    ``TransformerSchedule(d_model, warmup_steps, scale)`` with ``scale = peak * sqrt(d_model * warmup_steps)``;
-    the curve no longer depends on ``d_model``, which only names the scale. Lets the warm-up be sized to the
+    ``TransformerSchedule(hidden_dim, warmup_steps, scale)`` with ``scale = peak * sqrt(hidden_dim * warmup_steps)``;
+    the curve no longer depends on ``hidden_dim``, which only names the scale. Lets the warm-up be sized to the
     steps a run can afford while the peak is chosen on its own.
 
     Raises:
@@ -62,7 +62,7 @@ def warmup_inverse_sqrt(peak: float, warmup_steps: int, d_model: int = 512) -> T
     """
     if not peak > 0 or warmup_steps < 1:
         raise ValueError(f"peak must be > 0 and warmup_steps >= 1, got {peak}, {warmup_steps}")
-    return TransformerSchedule(d_model, warmup_steps, peak * (d_model * warmup_steps) ** 0.5)
+    return TransformerSchedule(hidden_dim, warmup_steps, peak * (hidden_dim * warmup_steps) ** 0.5)
 
 
 def _token_losses(y_true, y_pred, label_smoothing: float):

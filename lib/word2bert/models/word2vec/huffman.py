@@ -21,9 +21,9 @@ class HuffmanTree:
         codes: list (one per word id) of int8 arrays of 0/1 branch choices, root first.
         points: list (one per word id) of int32 arrays: the inner nodes on the path from
             the root, ``points[w][j]`` being the node whose branch ``codes[w][j]`` is taken.
-            Inner nodes are numbered ``0 .. vocab_size - 2``; the root is ``vocab_size - 2``.
-        path_nodes, path_codes: ``(vocab_size, max_depth)`` int32 arrays, zero-padded.
-        path_mask: ``(vocab_size, max_depth)`` bool, True on real path steps.
+            Inner nodes are numbered ``0 .. vocabulary_size - 2``; the root is ``vocabulary_size - 2``.
+        path_nodes, path_codes: ``(vocabulary_size, max_depth)`` int32 arrays, zero-padded.
+        path_mask: ``(vocabulary_size, max_depth)`` bool, True on real path steps.
     """
 
     codes: list

@@ -47,13 +47,13 @@ from word2bert.models.word2vec.outputs import HierarchicalSoftmax, NegativeSampl
 OUTPUTS = ("softmax", "hierarchical", "negative")
 
 
-def _make_output(output, vocab_size, counts, num_negatives, seed):
+def _make_output(output, vocabulary_size, counts, num_negatives, seed):
     if output not in OUTPUTS:
         raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
     if output == "softmax":
-        return SoftmaxOutput(vocab_size, name="softmax")
-    if counts is None or len(counts) != vocab_size:
-        raise ValueError(f"output={output!r} needs counts of length vocab_size={vocab_size}, "
+        return SoftmaxOutput(vocabulary_size, name="softmax")
+    if counts is None or len(counts) != vocabulary_size:
+        raise ValueError(f"output={output!r} needs counts of length vocabulary_size={vocabulary_size}, "
                          f"got {None if counts is None else len(counts)}")
     if output == "hierarchical":
         return HierarchicalSoftmax(counts, name="hierarchical")
@@ -76,20 +76,20 @@ def _unpack(inputs, output_kind):
 class _Word2VecModel(keras.Model):
     """Shared parts: the input embedding, the output layer, loss = mean of the output."""
 
-    def __init__(self, vocab_size, embedding_dim, output="negative", counts=None, num_negatives=5,
+    def __init__(self, vocabulary_size, embedding_dim, output="negative", counts=None, num_negatives=5,
                  seed=None, **kwargs):
         super().__init__(**kwargs)
-        if vocab_size < 2 or embedding_dim < 1:
-            raise ValueError(f"need vocab_size >= 2 and embedding_dim >= 1, got {vocab_size}, {embedding_dim}")
+        if vocabulary_size < 2 or embedding_dim < 1:
+            raise ValueError(f"need vocabulary_size >= 2 and embedding_dim >= 1, got {vocabulary_size}, {embedding_dim}")
         self.sparse_updates = True
-        self.vocab_size, self.embedding_dim = int(vocab_size), int(embedding_dim)
+        self.vocabulary_size, self.embedding_dim = int(vocabulary_size), int(embedding_dim)
         self.output_kind, self.num_negatives, self.seed = output, int(num_negatives), seed
         self.counts = None if counts is None else [float(c) for c in np.asarray(counts).ravel()]
         half = 0.5 / self.embedding_dim  # word2vec.c: uniform in [-0.5/d, 0.5/d]
         self.input_embedding = keras.layers.Embedding(
-            self.vocab_size, self.embedding_dim, name="input_vectors",
+            self.vocabulary_size, self.embedding_dim, name="input_vectors",
             embeddings_initializer=keras.initializers.RandomUniform(-half, half, seed=seed))
-        self.output_layer = _make_output(output, self.vocab_size, self.counts, num_negatives, seed)
+        self.output_layer = _make_output(output, self.vocabulary_size, self.counts, num_negatives, seed)
         # every weight's shape is known now: build here, so the sparse train_step finds them
         self.input_embedding.build((None,))
         self.output_layer.build((None, self.embedding_dim))
@@ -155,11 +155,11 @@ class _Word2VecModel(keras.Model):
         return self.compute_metrics(x, None, loss)
 
     def word_vectors(self) -> np.ndarray:
-        """The input vectors ``V``: numpy ``(vocab_size, embedding_dim)``."""
+        """The input vectors ``V``: numpy ``(vocabulary_size, embedding_dim)``."""
         return np.asarray(ops.convert_to_numpy(self.input_embedding.embeddings))
 
     def get_config(self):
-        return {**super().get_config(), "vocab_size": self.vocab_size, "embedding_dim": self.embedding_dim,
+        return {**super().get_config(), "vocabulary_size": self.vocabulary_size, "embedding_dim": self.embedding_dim,
                 "output": self.output_kind, "counts": self.counts, "num_negatives": self.num_negatives,
                 "seed": self.seed}
 
@@ -172,7 +172,7 @@ class SkipGram(_Word2VecModel):
     predicted independently of each other (the model's independence assumption).
 
     Args:
-        vocab_size: ``|V|``.
+        vocabulary_size: ``|V|``.
         embedding_dim: vector length d.
         output: ``"softmax"``, ``"hierarchical"`` or ``"negative"``.
         counts: word counts (length ``|V|``), needed by ``hierarchical`` and ``negative``.
@@ -255,12 +255,12 @@ class CBOW(_Word2VecModel):
     ``TrainModelThread``); gensim's ``cbow_mean=1``.
     """
 
-    def __init__(self, vocab_size, embedding_dim, output="negative", counts=None, num_negatives=5, seed=None,
+    def __init__(self, vocabulary_size, embedding_dim, output="negative", counts=None, num_negatives=5, seed=None,
                  pad_id: int = 0, **kwargs):
-        super().__init__(vocab_size, embedding_dim, output=output, counts=counts, num_negatives=num_negatives,
+        super().__init__(vocabulary_size, embedding_dim, output=output, counts=counts, num_negatives=num_negatives,
                          seed=seed, **kwargs)
-        if isinstance(pad_id, bool) or int(pad_id) != pad_id or not 0 <= pad_id < self.vocab_size:
-            raise ValueError(f"pad_id must be an id in [0, vocab_size={self.vocab_size}), got {pad_id!r}")
+        if isinstance(pad_id, bool) or int(pad_id) != pad_id or not 0 <= pad_id < self.vocabulary_size:
+            raise ValueError(f"pad_id must be an id in [0, vocabulary_size={self.vocabulary_size}), got {pad_id!r}")
         self.pad_id = int(pad_id)
         if self.counts is not None and self.counts[self.pad_id] > 0:
             raise ValueError(

@@ -98,7 +98,7 @@ class SoftmaxOutput(keras.layers.Layer):
     ``p(w | h) = exp(u_w . h) / sum_v exp(u_v . h)`` (no bias, as in word2vec).
 
     Args:
-        vocab_size: number of words ``|V|``.
+        vocabulary_size: number of words ``|V|``.
 
     Call arguments:
         hidden: float ``(batch, embedding_dim)``.
@@ -118,18 +118,18 @@ class SoftmaxOutput(keras.layers.Layer):
     Reference: Mikolov et al. (2013a), section 3 (the "full softmax" baseline).
     """
 
-    def __init__(self, vocab_size: int, **kwargs):
+    def __init__(self, vocabulary_size: int, **kwargs):
         super().__init__(**kwargs)
-        if vocab_size < 2:
-            raise ValueError(f"vocab_size must be >= 2, got {vocab_size}")
-        self.vocab_size = int(vocab_size)
+        if vocabulary_size < 2:
+            raise ValueError(f"vocabulary_size must be >= 2, got {vocabulary_size}")
+        self.vocabulary_size = int(vocabulary_size)
 
     def build(self, hidden_shape, target_shape=None):
         self.output_vectors = self.add_weight(
-            name="output_vectors", shape=(self.vocab_size, hidden_shape[-1]), initializer="zeros")
+            name="output_vectors", shape=(self.vocabulary_size, hidden_shape[-1]), initializer="zeros")
 
     def log_probs(self, hidden):
-        """``(batch, vocab_size)`` log-probabilities of every word."""
+        """``(batch, vocabulary_size)`` log-probabilities of every word."""
         logits = ops.matmul(hidden, ops.transpose(ops.cast(self.output_vectors, hidden.dtype)))
         return ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
 
@@ -142,7 +142,7 @@ class SoftmaxOutput(keras.layers.Layer):
         return (hidden_shape[0],)
 
     def get_config(self):
-        return {**super().get_config(), "vocab_size": self.vocab_size}
+        return {**super().get_config(), "vocabulary_size": self.vocabulary_size}
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
@@ -179,11 +179,11 @@ class HierarchicalSoftmax(_BinaryLogisticOutput):
         super().__init__(**kwargs)
         self.counts = [float(c) for c in np.asarray(counts).ravel()]
         self.tree = build_huffman_tree(self.counts)
-        self.vocab_size = len(self.counts)
+        self.vocabulary_size = len(self.counts)
 
     def build(self, hidden_shape, target_shape=None):
         self.inner_vectors = self.add_weight(
-            name="inner_vectors", shape=(self.vocab_size - 1, hidden_shape[-1]), initializer="zeros")
+            name="inner_vectors", shape=(self.vocabulary_size - 1, hidden_shape[-1]), initializer="zeros")
 
     @property
     def table(self):
@@ -201,8 +201,8 @@ class HierarchicalSoftmax(_BinaryLogisticOutput):
         return self._loss(hidden, target)
 
     def log_probs(self, hidden):
-        """``(batch, vocab_size)`` log-probabilities of every word (``O(|V| log |V|)``: for checks)."""
-        b, v = hidden.shape[0], self.vocab_size
+        """``(batch, vocabulary_size)`` log-probabilities of every word (``O(|V| log |V|)``: for checks)."""
+        b, v = hidden.shape[0], self.vocabulary_size
         flat_h = ops.repeat(hidden, v, axis=0)  # (b * v, d): every word for every row
         words = np.tile(np.arange(v, dtype="int32"), b)
         return ops.reshape(-self._loss(flat_h, words), (b, v))
@@ -259,19 +259,19 @@ class NegativeSampling(_BinaryLogisticOutput):
         self.power = float(power)
         self.seed = seed
         self.probs = unigram_probs(self.counts, self.power)
-        self.vocab_size = len(self.counts)
+        self.vocabulary_size = len(self.counts)
         self._cdf = np.cumsum(self.probs).astype("float32")
         self.seed_generator = keras.random.SeedGenerator(seed)
 
     def build(self, hidden_shape, target_shape=None, negatives_shape=None):
         self.output_vectors = self.add_weight(
-            name="output_vectors", shape=(self.vocab_size, hidden_shape[-1]), initializer="zeros")
+            name="output_vectors", shape=(self.vocabulary_size, hidden_shape[-1]), initializer="zeros")
 
     def sample(self, shape):
         """Draw negative ids of ``shape`` (int32) by inverse CDF: ``O(log |V|)`` per draw."""
         u = keras.random.uniform(shape, maxval=float(self._cdf[-1]), seed=self.seed_generator)
         ids = ops.searchsorted(ops.convert_to_tensor(self._cdf), ops.reshape(u, (-1,)), side="right")
-        return ops.reshape(ops.minimum(ops.cast(ids, "int32"), self.vocab_size - 1), shape)
+        return ops.reshape(ops.minimum(ops.cast(ids, "int32"), self.vocabulary_size - 1), shape)
 
     @property
     def table(self):

@@ -20,14 +20,14 @@ from word2bert.models.word2vec.pairs import cbow_examples, skipgram_pairs
 from word2bert.models.word2vec.sampling import alias_table, sample_negatives, subsample_keep_prob, unigram_probs
 
 
-def _check_stream(ids, sentence_ids, vocab_size):
+def _check_stream(ids, sentence_ids, vocabulary_size):
     ids, sentence_ids = np.asarray(ids), np.asarray(sentence_ids)
     if ids.ndim != 1 or ids.shape != sentence_ids.shape or ids.dtype.kind not in "iu" \
             or sentence_ids.dtype.kind not in "iu":
         raise ValueError(f"ids and sentence_ids must be 1-D integer arrays of equal length, got "
                          f"{ids.dtype} {ids.shape} and {sentence_ids.dtype} {sentence_ids.shape}")
-    if len(ids) and (ids.min() < 0 or ids.max() >= vocab_size):
-        raise ValueError(f"ids must lie in [0, vocab_size={vocab_size}), got [{ids.min()}, {ids.max()}]")
+    if len(ids) and (ids.min() < 0 or ids.max() >= vocabulary_size):
+        raise ValueError(f"ids must lie in [0, vocabulary_size={vocabulary_size}), got [{ids.min()}, {ids.max()}]")
     return ids, sentence_ids
 
 
@@ -196,7 +196,7 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
     Raises:
         ValueError: ``epochs`` or ``batch_size`` < 1, a learning rate <= 0 (or a minimum
             above it), ``sample`` < 0, an unknown optimizer, a model that is neither
-            SkipGram nor CBOW, ids that are not 1-D integers in ``[0, vocab_size)`` or
+            SkipGram nor CBOW, ids that are not 1-D integers in ``[0, vocabulary_size)`` or
             differ in length from ``sentence_ids``, a corpus that gives no training example.
         FloatingPointError: the loss became NaN or infinite.
     """
@@ -216,11 +216,11 @@ def train_word2vec(model, ids, sentence_ids, epochs: int = 5, window_size: int =
         raise ValueError(f"model must be a SkipGram or CBOW, got {type(model).__name__}")
     if not sample >= 0:
         raise ValueError(f"sample must be >= 0, got {sample}")
-    ids, sentence_ids = _check_stream(ids, sentence_ids, model.vocab_size)
+    ids, sentence_ids = _check_stream(ids, sentence_ids, model.vocabulary_size)
     epochs = int(epochs)
     keep = None
     if sample > 0:
-        counts = model.counts if model.counts is not None else np.bincount(ids, minlength=model.vocab_size)
+        counts = model.counts if model.counts is not None else np.bincount(ids, minlength=model.vocabulary_size)
         keep = subsample_keep_prob(counts, sample)
     started = time.time()
     data = Word2VecDataset(ids, sentence_ids, "skipgram" if isinstance(model, SkipGram) else "cbow", window_size,

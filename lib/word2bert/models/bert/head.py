@@ -4,7 +4,7 @@ whether the backbone learns too.
 Devlin et al. (2019) use BERT two ways (section 3.2 and section 5.3): **fine-tuning**, where a small
 head is added and every weight is trained on the labelled task, and **feature-based**, where the
 pretrained network is frozen and its vectors are read as features (as ELMo is used); their table 7
-reads the concatenation of the last four layers. ``BertTaskModel`` does both: ``feature_layers=1``
+reads the concatenation of the last four layers. ``BertHead`` (on ``word2bert.models.task.Task``) does both: ``feature_layers=1``
 hands the head the last layer, ``feature_layers=4`` the last four layers concatenated, and
 ``freeze_backbone=True`` keeps the backbone's weights as they are (it then also runs without dropout).
 """
@@ -15,10 +15,12 @@ import numpy as np
 from keras import ops
 
 from word2bert.models.bert.model import BertBackbone, split_inputs
+from word2bert.models.task import Task
 
 
-class BertTaskModel(keras.Model):
-    """Base of ``BertClassifier``, ``BertTokenTagger`` and ``BertQuestionAnswerer`` (not used alone).
+class BertHead(Task):
+    """What the BERT heads (``BertClassifier``, ``BertTokenTagger``, ``BertQuestionAnswerer``) add to ``Task``:
+    the backbone's vectors, one layer or several concatenated, and the pooler (not used alone).
 
     Args:
         backbone: a ``BertBackbone`` with ``return_dict=True``; saved inside this model's config.
@@ -28,74 +30,36 @@ class BertTaskModel(keras.Model):
         freeze_backbone: keep the backbone's weights fixed (feature-based use); it runs with dropout off.
         **kwargs: the usual ``keras.Model`` arguments.
 
-    Which weights a task model trains is decided by the model itself (``trainable_weights``,
-    ``trainable_variables``): the backbone's, unless ``freeze_backbone``; the pooler's only when the head reads
-    it (``reads_pooler``); its own head's. The backbone's ``trainable`` flags are never changed, so a second
-    head built on the same backbone, or the backbone trained on its own, is not affected by this one. (A model
-    that wraps a task model reads the variables' flags instead: freeze there with ``backbone.trainable``.)
+    Which weights a head trains is decided by ``Task`` (``trainable_weights``, ``trainable_variables``): the
+    backbone's, unless ``freeze_backbone``; the pooler's only when the head reads it (``reads_pooler``); its own
+    head's. The backbone's ``trainable`` flags are never changed. (A model that wraps a head reads the variables'
+    flags instead: freeze there with ``backbone.trainable``.)
 
     Raises:
         ValueError: ``backbone`` is not such a ``BertBackbone``; ``feature_layers`` outside
             ``1..num_layers + 1``; ``dropout`` outside ``[0, 1)``; an input dict without ``"token_ids"``.
     """
 
+    backbone_class = BertBackbone
+
     def __init__(self, backbone: BertBackbone, dropout: float = 0.1, feature_layers: int = 1,
                  freeze_backbone: bool = False, **kwargs):
-        super().__init__(**kwargs)
-        if not isinstance(backbone, BertBackbone) or not backbone.return_dict:
+        super().__init__(backbone, dropout=dropout, freeze_backbone=freeze_backbone, **kwargs)
+        if not backbone.return_dict:
             raise ValueError(f"backbone must be a BertBackbone with return_dict=True, got {backbone!r}")
         if not 1 <= int(feature_layers) <= backbone.num_layers + 1:
             raise ValueError(f"feature_layers must be in 1..{backbone.num_layers + 1} (the backbone has "
                              f"{backbone.num_layers} blocks and an embedding output), got {feature_layers}")
-        if not 0.0 <= float(dropout) < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-        self.backbone = backbone
-        self.dropout, self.feature_layers = float(dropout), int(feature_layers)
-        self.freeze_backbone = bool(freeze_backbone)
-        self.feature_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="feature_dropout")
-
-    def _set_trainable(self):
-        """Kept for subclasses that call it: trainability is decided per model by ``trainable_variables``, and no
-        variable's ``trainable`` flag is set (a flag on a shared backbone would change every model that uses it)."""
+        self.feature_layers = int(feature_layers)
 
     def build(self, input_shape=None):
         ids = np.ones((1, 2), np.int32)
         self.call({"token_ids": ids, "segment_ids": ids * 0, "padding_mask": ids > 0})
         self.built = True
 
-    def _kept_fixed(self) -> set:
-        """ids of the backbone variables this model does not train: all of them when ``freeze_backbone``, else the
-        pooler's when the head does not read it."""
-        backbone = getattr(self, "backbone", None)
-        if backbone is None:
-            return set()
-        if getattr(self, "freeze_backbone", False):
-            return {id(v) for v in backbone.weights}
-        return set() if self.reads_pooler else {id(v) for v in backbone.pooler.weights}
-
-    @property
-    def trainable_variables(self):
-        """The variables ``fit`` trains: Keras's list less the backbone variables this model keeps fixed."""
-        fixed = self._kept_fixed()
-        return [v for v in super().trainable_variables if id(v) not in fixed]
-
-    @property
-    def non_trainable_variables(self):
-        """Every other variable of the model (the ones it keeps fixed included), in ``variables`` order."""
-        kept = {id(v) for v in self.trainable_variables}
-        return [v for v in self.variables if id(v) not in kept]
-
-    @property
-    def trainable_weights(self):
-        """As ``trainable_variables`` (weights only)."""
-        fixed = self._kept_fixed()
-        return [v for v in super().trainable_weights if id(v) not in fixed]
-
-    @property
-    def non_trainable_weights(self):
-        """Every other weight of the model (the ones it keeps fixed included), in ``weights`` order."""
-        kept = {id(v) for v in self.trainable_weights}
-        return [v for v in self.weights if id(v) not in kept]
+    def unused_backbone_variables(self) -> list:
+        """The pooler's variables when the head does not read it."""
+        return [] if self.reads_pooler else list(self.backbone.pooler.weights)
 
     @property
     def reads_pooler(self) -> bool:
@@ -119,8 +83,7 @@ class BertTaskModel(keras.Model):
             backbone_inputs["segment_ids"] = segment_ids
         if padding_mask is not None:
             backbone_inputs["padding_mask"] = padding_mask
-        frozen = self.freeze_backbone or not self.backbone.trainable
-        run_training = False if frozen else training                      # a frozen encoder runs without dropout
+        run_training = self.backbone_training(training)                   # a frozen encoder runs without dropout
         if self.feature_layers == 1:
             out = self.backbone(backbone_inputs, training=run_training)
             features, pooled = out["sequence_output"], out["pooled_output"]
@@ -134,15 +97,7 @@ class BertTaskModel(keras.Model):
         return self.feature_dropout(features, training=training), pooled, mask
 
     def get_config(self):
-        return {**super().get_config(), "backbone": keras.saving.serialize_keras_object(self.backbone),
-                "dropout": self.dropout, "feature_layers": self.feature_layers,
-                "freeze_backbone": self.freeze_backbone}
-
-    @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        config["backbone"] = keras.saving.deserialize_keras_object(config["backbone"])
-        return cls(**config)
+        return {**super().get_config(), "feature_layers": self.feature_layers}
 
 
 def task_inputs(token_ids, segment_ids=None, padding_mask=None) -> dict:
