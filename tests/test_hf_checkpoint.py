@@ -156,7 +156,7 @@ def test_default_cache_is_the_cache_folder_and_an_unwritable_one_only_warns(tiny
     with pytest.warns(UserWarning, match=f"could not write its cache {blocked}/tiny_bert-.*WORD2BERT_CACHE"):
         again, tokenizer = load_hf_bert(tiny_folder, cache_dir=blocked)
     batch = _tiny_batch()
-    assert max(_max_diffs(again(batch), backbone(batch), batch)) == 0.0 and tokenizer.vocab_size == 40
+    assert max(_max_diffs(again(batch), backbone(batch), batch)) == 0.0 and tokenizer.vocabulary_size == 40
 
 
 @once_on_tensorflow

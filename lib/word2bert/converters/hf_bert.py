@@ -258,7 +258,7 @@ def _convert(array: np.ndarray, kind: str, shape: tuple) -> np.ndarray:
     return np.reshape(array, shape)
 
 
-def hf_weights(backbone: "BertBackbone", tensors: dict, where: str = "model.safetensors") -> list:
+def hf_weights(backbone, tensors: dict, where: str = "model.safetensors") -> list:
     """Each of ``backbone.weights``' values, in that order, taken by name from a Hugging Face state dict.
 
     Args:
