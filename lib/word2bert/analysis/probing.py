@@ -23,6 +23,7 @@ from keras import ops
 
 from word2bert.models.bert.model import BertBackbone
 from word2bert.preprocessing.batching import rounded_width, row_extents
+from word2bert.utils.inputs import model_inputs
 
 SHARE_KINDS = ("[CLS]", "[SEP]", "self", "previous", "next", "same token", "other")
 # id(backbone) -> (backbone, _states_model(backbone)): the last few backbones read, so that repeated calls reuse one
@@ -92,13 +93,8 @@ def _check_inputs(inputs):
     ids = np.asarray(inputs["token_ids"])
     if ids.ndim != 2:
         raise ValueError(f"token_ids must be (batch, L), got shape {ids.shape}")
-    full = {"token_ids": ids.astype(np.int32),
-            "segment_ids": np.asarray(inputs.get("segment_ids", np.zeros_like(ids))).astype(np.int32),
-            "padding_mask": np.asarray(inputs.get("padding_mask", ids != 0)).astype(np.int32)}
-    for name, array in full.items():
-        if array.shape != ids.shape:
-            raise ValueError(f"{name} must have the shape of token_ids {ids.shape}, got {array.shape}")
-    return full
+    parts = model_inputs({**{k: inputs.get(k) for k in ("segment_ids", "padding_mask")}, "token_ids": ids})
+    return {key: np.asarray(value).astype(np.int32) for key, value in parts.items()}
 
 
 def layer_features(backbone, inputs: dict, select=None, pooling: str | None = None,

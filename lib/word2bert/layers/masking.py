@@ -10,6 +10,8 @@ import keras
 import numpy as np
 from keras import ops
 
+from word2bert.utils.inputs import model_inputs
+
 
 def dtype_min(dtype) -> float:
     """The lowest finite number of a float dtype (``bfloat16`` included): the score of a masked pair.
@@ -93,14 +95,9 @@ def merge_masks(query_mask=None, key_mask=None, attention_mask=None, causal=None
 
 
 def token_ids_and_mask(inputs):
-    """``(token_ids, padding_mask)`` of a dict (``"token_ids"``, optional ``"padding_mask"``) or of ids alone;
-    the mask defaults to ``token_ids != 0`` and is returned as bool. Raises ValueError for a dict without
-    ``"token_ids"``. The GPT and ELMo task heads read their inputs through it."""
-    if isinstance(inputs, dict):
-        if "token_ids" not in inputs:
-            raise ValueError(f"the inputs dict needs 'token_ids', got keys {sorted(inputs)}")
-        token_ids, mask = ops.convert_to_tensor(inputs["token_ids"]), inputs.get("padding_mask")
-    else:
-        token_ids, mask = ops.convert_to_tensor(inputs), None
-    mask = ops.not_equal(token_ids, 0) if mask is None else ops.cast(ops.convert_to_tensor(mask), "bool")
-    return token_ids, mask
+    """``(token_ids, padding_mask)`` of a dict (``"token_ids"``, optional ``"padding_mask"``) or of ids alone
+    (``word2bert.utils.inputs.model_inputs``); the mask defaults to ``token_ids != 0`` and is returned as bool.
+    Raises ValueError as ``model_inputs``. The GPT and ELMo models and task heads read their inputs through it."""
+    parts = model_inputs(inputs if isinstance(inputs, dict) else {"token_ids": inputs})
+    token_ids = ops.convert_to_tensor(parts["token_ids"])
+    return token_ids, ops.cast(ops.convert_to_tensor(parts["padding_mask"]), "bool")

@@ -10,12 +10,12 @@ hands the head the last layer, ``feature_layers=4`` the last four layers concate
 """
 from __future__ import annotations
 
-import keras
 import numpy as np
 from keras import ops
 
 from word2bert.models.bert.model import BertBackbone, split_inputs
 from word2bert.models.task import Task
+from word2bert.utils.inputs import model_inputs
 
 
 class BertHead(Task):
@@ -102,8 +102,12 @@ class BertHead(Task):
 
 def task_inputs(token_ids, segment_ids=None, padding_mask=None) -> dict:
     """The dict a task model takes, with segment ids 0 and the mask ``token_ids != 0`` where not given
-    (NumPy in, NumPy out: for a hand-made example)."""
-    token_ids = np.asarray(token_ids, np.int32)
-    return {"token_ids": token_ids,
-            "segment_ids": np.zeros_like(token_ids) if segment_ids is None else np.asarray(segment_ids, np.int32),
-            "padding_mask": (token_ids != 0) if padding_mask is None else np.asarray(padding_mask, bool)}
+    (NumPy in, NumPy out: for a hand-made example; ``word2bert.utils.inputs.model_inputs``).
+
+    Raises:
+        ValueError: a segment or mask of another shape than ``token_ids``.
+    """
+    parts = model_inputs({"token_ids": np.asarray(token_ids, np.int32), "segment_ids": segment_ids,
+                          "padding_mask": padding_mask})
+    return {"token_ids": parts["token_ids"], "segment_ids": np.asarray(parts["segment_ids"], np.int32),
+            "padding_mask": np.asarray(parts["padding_mask"], bool)}

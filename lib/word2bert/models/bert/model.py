@@ -11,20 +11,16 @@ from keras import ops
 from word2bert.models.bert.config import BertConfig
 from word2bert.models.bert.embedding import BertEmbedding, bert_initializer
 from word2bert.layers import TransformerEncoder, check_model_dims
+from word2bert.utils.inputs import model_inputs
 
 
 def split_inputs(inputs):
     """``(token_ids, segment_ids, padding_mask)`` of a dict (``"token_ids"``, optional ``"segment_ids"`` and
-    ``"padding_mask"``), a pair ``(token_ids, segment_ids)``, or ids alone; a missing part is None."""
-    if isinstance(inputs, dict):
-        if "token_ids" not in inputs:
-            raise ValueError(f"the inputs dict needs 'token_ids', got keys {sorted(inputs)}")
-        return inputs["token_ids"], inputs.get("segment_ids"), inputs.get("padding_mask")
-    if isinstance(inputs, (list, tuple)):
-        if len(inputs) != 2:
-            raise ValueError(f"inputs as a sequence must be (token_ids, segment_ids), got {len(inputs)} items")
-        return inputs[0], inputs[1], None
-    return inputs, None, None
+    ``"padding_mask"``), a pair ``(token_ids, segment_ids)``, or ids alone; a missing part is None
+    (``word2bert.utils.inputs.model_inputs``, which raises ValueError for a malformed input or a part whose shape is
+    not the ids')."""
+    parts = model_inputs(inputs, fill=False)
+    return parts["token_ids"], parts["segment_ids"], parts["padding_mask"]
 
 
 @keras.saving.register_keras_serializable(package="word2bert")
