@@ -63,7 +63,8 @@ PRECISION = {"J": "mixed_bfloat16"}       # the others: float32
 def load_data(profile: str):
     """Training and validation arrays for both vocabularies, and the validation verses with their references."""
     from word2bert import datasets
-    from word2bert.models.seq2seq import group_references, tokenize
+    from word2bert.models.seq2seq import group_references
+    from word2bert.tokenizers.words import tokenize
     from word2bert.tokenizers import WordPieceTokenizer, train_wordpiece
     from word2bert.models.transformer import encode_translation_pairs
 

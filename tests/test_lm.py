@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 import keras
 
+from word2bert.metrics import Perplexity
 from word2bert.models import lm
 
 
@@ -39,7 +40,7 @@ def test_perplexity_metric_is_exp_mean_nll_over_all_tokens():
     logits = [rng.normal(size=(2, 5, 7)).astype("float32"), rng.normal(size=(3, 5, 7)).astype("float32")]
     targets = [rng.integers(0, 7, size=(2, 5)), rng.integers(0, 7, size=(3, 5))]
     targets[1][0, :2] = 0  # padding to mask
-    m = lm.Perplexity(mask_token_id=0)
+    m = Perplexity(mask_token_id=0)
     nll = []
     for z, t in zip(logits, targets):
         m.update_state(t, z)
@@ -50,13 +51,13 @@ def test_perplexity_metric_is_exp_mean_nll_over_all_tokens():
     m.update_state(targets[0], logits[0])
     lp = np.take_along_axis(_log_softmax(logits[0].astype(np.float64)), targets[0][..., None], -1)
     assert float(m.result()) == pytest.approx(np.exp(-lp[targets[0] != 0].mean()), rel=1e-5)
-    clone = lm.Perplexity.from_config(m.get_config())
+    clone = Perplexity.from_config(m.get_config())
     assert clone.mask_token_id == 0 and clone.from_logits
 
 
 def test_perplexity_metric_matches_keras_loss_in_fit():
     model = lm.build_nnlm(30, context_size=2, embedding_dim=4, hidden_dim=8)
-    model.compile("sgd", keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=[lm.Perplexity()])
+    model.compile("sgd", keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=[Perplexity()])
     x = np.random.randint(0, 30, (64, 2)).astype("int32")
     y = np.random.randint(0, 30, (64,)).astype("int32")
     logs = model.evaluate(x, y, batch_size=64, verbose=0, return_dict=True)
@@ -162,7 +163,7 @@ def test_next_token_probs_equal_the_full_models_last_step():
 
 
 def test_perplexity_of_zero_real_tokens_is_nan_not_one():
-    metric = lm.Perplexity(mask_token_id=0)
+    metric = Perplexity(mask_token_id=0)
     metric.update_state(np.zeros((2, 3), "int32"), np.zeros((2, 3, 5), "float32"))   # every target is padding
     assert np.isnan(float(keras.ops.convert_to_numpy(metric.result())))
     metric.update_state(np.array([[1, 2, 0]]), np.zeros((1, 3, 5), "float32"))         # uniform over 5: ppl 5

@@ -7,8 +7,10 @@ from keras import ops
 
 from layer_checks import run_layer_test
 from interrupts import RaiseAt
-from word2bert.models.seq2seq import (SPECIALS, Seq2Seq, detokenize, encode_pairs, evaluate_translation,
-                                      group_references, prepare_translation, tokenize, train_seq2seq)
+from word2bert.models.seq2seq import (Seq2Seq, encode_pairs, evaluate_translation, group_references,
+                                      prepare_translation, train_seq2seq)
+from word2bert.tokenizers.specials import SPECIALS
+from word2bert.tokenizers.words import detokenize, tokenize
 from word2bert.preprocessing import LengthBatches
 from word2bert.preprocessing.batching import length_batches_by_epoch
 from word2bert.training.resumable import last_finished_epoch

@@ -9,7 +9,8 @@ from backends import once_on_tensorflow
 from layer_checks import to_numpy
 from interrupts import RaiseAt
 from word2bert.preprocessing.batching import pad_rows, teacher_forcing_arrays
-from word2bert.models.seq2seq import SPECIALS, encode_pairs
+from word2bert.models.seq2seq import encode_pairs
+from word2bert.tokenizers.specials import SPECIALS
 from word2bert.tokenizers import BERT_SPECIALS, Vocabulary, WordPieceTokenizer
 from word2bert.models.transformer import (Transformer, encode_sources, encode_translation_pairs, train_transformer,
                                    warmup_inverse_sqrt)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import os
 import re
 import zipfile
 from pathlib import Path

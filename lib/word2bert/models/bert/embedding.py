@@ -11,7 +11,9 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from word2bert.layers import ReversibleEmbedding, TokenAndPositionEmbedding, check_ids, check_length, fresh_copy
+from word2bert.layers import ReversibleEmbedding, TokenAndPositionEmbedding
+from word2bert.layers.checks import check_ids, check_length
+from word2bert.layers.initializers import fresh_copy
 
 
 def bert_initializer():

@@ -11,7 +11,8 @@ import keras
 from keras import ops
 
 from word2bert.models.bert.embedding import bert_initializer
-from word2bert.layers import ReversibleEmbedding, fresh_copy
+from word2bert.layers import ReversibleEmbedding
+from word2bert.layers.initializers import fresh_copy
 
 
 @keras.saving.register_keras_serializable(package="word2bert")

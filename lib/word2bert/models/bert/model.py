@@ -10,7 +10,8 @@ from keras import ops
 
 from word2bert.models.bert.config import BertConfig
 from word2bert.models.bert.embedding import BertEmbedding, bert_initializer
-from word2bert.layers import TransformerEncoder, check_model_dims
+from word2bert.layers import TransformerEncoder
+from word2bert.layers.checks import check_model_dims
 from word2bert.utils.inputs import model_inputs
 
 

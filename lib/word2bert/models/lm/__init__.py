@@ -6,9 +6,8 @@ from word2bert.models.lm.elmo import BidirectionalLM, ElmoClassifier, ElmoTokenT
 from word2bert.models.lm.lstm import ResetStates, build_lstm_lm, lstm_step_fn, next_token_probs, sample, zaremba_sgd
 from word2bert.models.lm.ngram import NGramLM, ngram_statistics
 from word2bert.models.lm.nnlm import build_nnlm
-from word2bert.metrics.perplexity import Perplexity
 
-__all__ = ["BidirectionalLM", "ElmoClassifier", "ElmoTokenTagger", "NGramLM", "Perplexity", "ResetStates", "batchify",
+__all__ = ["BidirectionalLM", "ElmoClassifier", "ElmoTokenTagger", "NGramLM", "ResetStates", "batchify",
            "bilm_targets", "build_lstm_lm", "build_nnlm", "lm_windows", "lstm_step_fn", "next_token_probs",
            "ngram_statistics", "reverse_padded", "sample", "sliding_windows", "stream_perplexity",
            "zaremba_sgd"]

@@ -5,10 +5,7 @@ from word2bert.models.seq2seq.data import encode_pairs, group_references
 from word2bert.models.seq2seq.model import Seq2Seq
 from word2bert.models.seq2seq.pipeline import (TranslationData, evaluate_translation, length_edges, prepare_translation,
                                         train_seq2seq)
-from word2bert.tokenizers.specials import BOS, EOS, PAD, SPECIALS, UNK
-from word2bert.tokenizers.words import detokenize, tokenize
 
-__all__ = ["BOS", "EOS", "PAD", "SPECIALS", "Seq2Seq", "TranslationData",
-           "UNK", "detokenize", "encode_pairs",
-           "evaluate_translation", "group_references", "length_edges", "prepare_translation", "tokenize",
-           "train_seq2seq"]
+__all__ = ["Seq2Seq", "TranslationData",
+           "encode_pairs",
+           "evaluate_translation", "group_references", "length_edges", "prepare_translation", "train_seq2seq"]

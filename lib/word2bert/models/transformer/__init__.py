@@ -7,9 +7,9 @@ from word2bert.models.transformer.data import (encode_sources, encode_translatio
 from word2bert.models.transformer.heads import GPTClassifier, GPTTokenTagger
 from word2bert.models.transformer.incremental import compile_function, run_steps
 from word2bert.models.transformer.model import DecoderOnlyTransformer, Transformer
-from word2bert.models.transformer.training import (MaskedAccuracy, MaskedCrossEntropy, TransformerSchedule, masked_accuracy,
+from word2bert.models.transformer.training import (MaskedCrossEntropy, TransformerSchedule, masked_accuracy,
                                          warmup_inverse_sqrt)
 
-__all__ = ["DecoderOnlyTransformer", "GPTClassifier", "GPTTokenTagger", "MaskedAccuracy", "MaskedCrossEntropy", "Transformer", "TransformerSchedule", "compile_function",
+__all__ = ["DecoderOnlyTransformer", "GPTClassifier", "GPTTokenTagger", "MaskedCrossEntropy", "Transformer", "TransformerSchedule", "compile_function",
            "encode_sources", "encode_translation_pairs", "masked_accuracy", "run_steps", "train_transformer",
            "translate_texts", "warmup_inverse_sqrt"]
