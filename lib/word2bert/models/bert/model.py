@@ -29,9 +29,9 @@ class BertBackbone(keras.Model):
     """BERT without a task head: contextual vectors of every token, and the pooled ``[CLS]`` vector.
 
     Args:
-        vocabulary_size, num_layers, num_heads, hidden_dim, intermediate_dim, dropout, max_sequence_length,
-            num_segments: as ``BertConfig`` (``BertBackbone.from_bert_config(config)`` takes one), in the order of
-            keras-hub's ``BertBackbone``, so the same positional call builds either.
+        vocabulary_size, num_layers, num_heads, hidden_dim, intermediate_dim, dropout, max_sequence_length, num_segments:
+            as ``BertConfig`` (``BertBackbone.from_bert_config(config)`` takes one), in the order of keras-hub's
+            ``BertBackbone``, so the same positional call builds either.
         normalize_first: as ``BertConfig``.
         activation: of the feed-forward networks: ``"gelu"`` (the exact erf form, as BERT's PyTorch checkpoints
             and Hugging Face compute it), ``"gelu_approximate"`` (the tanh approximation that keras-hub's
