@@ -145,7 +145,7 @@ SMOKE_ENV = "W2B_SMOKE"
 # Settings that say *how much* a chapter does (data slices, epochs, steps, seeds, sweeps, learned-result
 # thresholds, and the batch sizes those slices must fill): a smoke run takes them from the ci profile. Every other
 # setting (model shapes, sequence lengths, precision policy, which code paths run) comes from the gpu profile. Every
-# key of every chapter's table is named in exactly one of the sets below (tests/test_profiles.py checks the
+# key of every chapter's table is named in exactly one of the sets below (tests/course/test_profiles.py checks the
 # chapters), so a new setting has to be classified before a smoke run can use it.
 SMOKE_AMOUNTS = frozenset({
     # data slices

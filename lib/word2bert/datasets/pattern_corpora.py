@@ -254,7 +254,7 @@ def pos_tagged(split: str = "train", path: str | os.PathLike | None = None) -> l
 
 
 # The 45 tags seen in the OANC training split (pos_tagged("train")), sorted, ambiguous tags reduced to their first
-# alternative; valid and test add none, the WSJ adds one ("''", its closing quote). tests/test_finetuning_data.py
+# alternative; valid and test add none, the WSJ adds one ("''", its closing quote). tests/models/test_finetuning_data.py
 # checks this tuple against the data.
 POS_TAGS = ('"', "#", "$", "(", ")", ",", ".", ":", "CC", "CD", "DT", "EX", "FW", "IN", "JJ", "JJR", "JJS",
             "LS", "MD", "NN", "NNP", "NNPS", "NNS", "PDT", "POS", "PRP", "PRP$", "RB", "RBR", "RBS", "RP", "SYM",

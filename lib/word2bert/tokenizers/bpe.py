@@ -33,7 +33,7 @@ def learn_bpe(word_counts, num_merges: int, min_count: int = 2) -> list[tuple[st
     """The merges of byte-pair encoding, most frequent pair first.
 
     Counts of adjacent pairs are kept up to date word by word after each merge (only the words holding
-    the merged pair are touched), and the best pair is taken from a heap. ``tests/test_subwords.py`` checks
+    the merged pair are touched), and the best pair is taken from a heap. ``tests/tokenizers/test_subwords.py`` checks
     it against the paper's loop, which recounts every pair at every step.
 
     Args:

@@ -78,7 +78,7 @@ def load_hf_bert(source=None, approximate_gelu: bool = False, dropout: float | N
         >>> backbone({k: v[None] for k, v in batch.items()})["sequence_output"].shape   # (1, 16, 384)
 
     Source: the checkpoint layout of Hugging Face ``transformers``' ``BertModel`` (Wolf et al. 2020); the weight
-    names are mapped here and checked against keras-hub's converter's result in ``tests/test_hf_checkpoint.py``.
+    names are mapped here and checked against keras-hub's converter's result in ``tests/converters/test_hf_checkpoint.py``.
     """
     if cache_dir is USER_CACHE:
         cache_dir = user_cache_dir()

@@ -30,7 +30,7 @@ def test_cache_dir_follows_the_variable_then_xdg_then_home(tmp_path, monkeypatch
 def test_the_checkout_uses_its_data_cache():
     import word2bert.course  # noqa: F401  (sets WORD2BERT_CACHE by default when run from a checkout)
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     assert cache_dir() == root / "data" / "cache"
 
 
@@ -40,7 +40,7 @@ def test_the_course_sets_the_cache_only_by_default(tmp_path):
 
     code = "import os, word2bert.course; print(os.environ['WORD2BERT_CACHE'])"
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(word2bert.__file__).parents[1])}
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == str(root / "data" / "cache")
     out = subprocess.run([sys.executable, "-c", code], env={**env, "WORD2BERT_CACHE": str(tmp_path)},

@@ -52,7 +52,7 @@ def test_every_extra_named_exists_in_pyproject():
     import tomllib
     from pathlib import Path
 
-    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
     for package, extra in OPTIONAL.values():
         assert any(r.split(">")[0].split("=")[0].split("[")[0] == package for r in extras[extra]), (package, extra)

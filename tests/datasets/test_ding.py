@@ -14,7 +14,7 @@ from backends import once_on_tensorflow
 
 pytestmark = once_on_tensorflow  # no Keras backend involved: the TensorFlow pass runs it
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 

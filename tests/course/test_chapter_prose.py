@@ -15,7 +15,7 @@ from backends import once_on_tensorflow
 
 pytestmark = once_on_tensorflow  # no Keras backend involved: the TensorFlow pass runs it
 
-CHAPTERS = sorted((Path(__file__).resolve().parents[1] / "chapters").glob("[0-9][0-9]_*.ipynb"))
+CHAPTERS = sorted((Path(__file__).resolve().parents[2] / "chapters").glob("[0-9][0-9]_*.ipynb"))
 PROJECT_TALK = {
     "an issue or ticket": r"\bissues?\b|\btickets?\b|(?<![\w&])#\d+\b",
     "a target met or missed": (r"\btargets?\b[^.\n]{0,60}\b(met|missed|reached|hit)\b|\b(met|missed)\b[^.\n]{0,20}"

@@ -45,7 +45,7 @@ def _sizes_tables():
     import nbformat
 
     tables = {}
-    for path in sorted((pathlib.Path(__file__).parent.parent / "chapters").glob("[0-9][0-9]_*.ipynb")):
+    for path in sorted((pathlib.Path(__file__).resolve().parents[2] / "chapters").glob("[0-9][0-9]_*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         source = next(c.source for c in nb.cells if c.cell_type == "code" and "SIZES = {" in c.source)
         tree = ast.parse(source)

@@ -90,7 +90,7 @@ def _chapters_conftest():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "chapters" / "conftest.py"
+    path = Path(__file__).resolve().parents[2] / "chapters" / "conftest.py"
     spec = importlib.util.spec_from_file_location("chapters_conftest", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -113,7 +113,7 @@ def test_chapter_chains_follow_the_files_one_chapter_saves_and_another_reads(tmp
     assert groups["06"] == groups["05"] and groups["08"] == groups["07"]
     assert groups["10"] == groups["11"] == groups["12"] == groups["09"] != groups["07"]
     assert conftest._notebook_group("chapters/10_bert_finetuning.ipynb::Cell 4", groups) == "chapter-09"
-    assert conftest._notebook_group("tests/test_bert.py::test_x", groups) is None
+    assert conftest._notebook_group("tests/models/test_bert.py::test_x", groups) is None
 
 
 @pytest.mark.once_on_tensorflow
