@@ -296,3 +296,17 @@ def test_length_batches_by_epoch_gives_each_epoch_every_pair_once_and_the_same_b
         by_epoch(-1)
     with pytest.raises(ValueError, match="batch_size >= 1"):
         length_batches_by_epoch(source, target, target, batch_size=0)
+
+
+def test_length_batches_of_bert_inputs_cut_every_array_to_the_padding_mask_in_the_sorted_mode_too():
+    # segment ids of zeros must not be cut to their own (empty) extent: the padding mask says how long a row is
+    mask = np.zeros((6, 20), np.int32)
+    for i, n in enumerate([3, 17, 9, 12, 5, 20]):
+        mask[i, :n] = 1
+    x = {"token_ids": mask * 7, "segment_ids": np.zeros_like(mask), "padding_mask": mask}
+    batches = LengthBatches(x, np.arange(6), batch_size=2, seed=0)
+    for b in range(len(batches)):
+        bx, _ = batches[b]
+        widths = {key: value.shape[1] for key, value in bx.items()}
+        assert len(set(widths.values())) == 1, widths
+        assert widths["token_ids"] >= mask[batches.batches[b]].sum(1).max()

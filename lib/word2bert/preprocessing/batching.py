@@ -126,9 +126,9 @@ class LengthBatches(keras.utils.PyDataset):
 
     - ``lengths=None`` (sorted, for translation pairs): rows are sorted by the length of ``y`` (ties broken at
       random; by the first array of ``x`` when ``y`` has no position axis), cut into consecutive batches, and each
-      array of the batch keeps as many columns as its own longest row needs, rounded up to a multiple of
-      ``round_to`` (so few distinct shapes are traced). One generator seeded with ``seed`` redraws the batches
-      after every epoch.
+      array of the batch keeps as many columns as its own longest row needs (every array as many as the
+      ``padding_mask`` needs when ``x`` is a dict that has one), rounded up to a multiple of ``round_to`` (so few
+      distinct shapes are traced). One generator seeded with ``seed`` redraws the batches after every epoch.
     - ``lengths=(16, 32, ...)`` (bucketed, for BERT's inputs): each row goes to the shortest allowed length that
       holds it (its ``padding_mask`` when ``x`` is a dict that has one, else every array's non-zero entries), the
       rows of a length are shuffled and cut into batches, and every array of the batch is cut to that length. Epoch
@@ -188,7 +188,11 @@ class LengthBatches(keras.utils.PyDataset):
         if self.lengths is None:
             # each array is cut to its own rows' extents; arrays whose extents are the same on every row (a decoder's
             # input and target) are one group, so the second batch is one that differs in the most groups
-            self.extents = [row_extents(a.reshape(len(a), a.shape[1], -1).any(-1)) for a in positional]
+            if self.x_structure == "dict" and "padding_mask" in x:
+                # BERT's inputs: every array (segment ids of zeros included) is as long as its padding mask says
+                self.extents = [row_extents(x["padding_mask"])] * len(positional)
+            else:
+                self.extents = [row_extents(a.reshape(len(a), a.shape[1], -1).any(-1)) for a in positional]
             self.group = []
             for e in self.extents:
                 same = next((g for g, f in enumerate(self.extents[:len(self.group)]) if np.array_equal(e, f)), None)
