@@ -26,7 +26,7 @@ from word2bert.analysis import train_probe
 from word2bert.models.bert.embedding import BertEmbedding
 from word2bert.course.profiles import pick, profile
 from word2bert.datasets.squad import squad_v1
-from word2bert.samplers import greedy_search
+from word2bert.samplers import beam_search, greedy_search, sample_search
 from word2bert.layers import MultiHeadAttention, ReversibleEmbedding, TokenAndPositionEmbedding
 from word2bert.models.lm.elmo import BidirectionalLM
 from word2bert.metrics import bootstrap_interval, tune_then_repeat
@@ -75,6 +75,15 @@ def _decode_uncached_past_state():
     _, step = model.step_functions()
     state = model.decoding_state(1, 3, use_cache=False)
     return greedy_search(step, state, 1, start_id=1, end_id=11, max_length=12)
+
+
+def _prefer(token, vocabulary_size=5):
+    """A step function whose next token is always ``token`` (log-probs 0 there, -5 elsewhere), any state."""
+    def step(state, last_tokens):
+        log_probs = np.full((len(last_tokens), vocabulary_size), -5.0)
+        log_probs[:, token] = 0.0
+        return log_probs, state
+    return step
 
 
 def _tagged(words=("the", "cat"), tags=(0, 1)):
@@ -169,6 +178,22 @@ BAD = [
     ("decode more than the model's max_sequence_length", lambda p: _gpt().generate(1, 1, 2, max_length=17), ValueError,
      "max_sequence_length is 16"),
     ("empty batch into a search", lambda p: greedy_search(None, {}, 0, 1, 2, 4), ValueError, "batch_size must be >= 1"),
+    ("generate batch_size 0", lambda p: _gpt().generate(0, 1, 2, max_length=4), ValueError, "batch_size must be >= 1, got 0"),
+    ("generate by beam batch_size 0", lambda p: _gpt().generate(0, 1, 2, max_length=4, beam_width=2), ValueError,
+     "batch_size must be >= 1, got 0"),
+    ("sample batch_size 0", lambda p: _gpt().sample(0, [1], 2, 4), ValueError, "batch_size must be >= 1, got 0"),
+    ("sample temperature inf", lambda p: _gpt().sample(2, [1], 2, 4, temperature=float("inf")), ValueError,
+     "temperature must be a finite number >= 0 (0: greedy), got inf"),
+    ("sample temperature NaN", lambda p: _gpt().sample(2, [1], 2, 4, temperature=float("nan")), ValueError,
+     "temperature must be a finite number >= 0 (0: greedy), got nan"),
+    ("sample temperature negative", lambda p: _gpt().sample(2, [1], 2, 4, temperature=-0.5), ValueError,
+     "temperature must be a finite number >= 0 (0: greedy), got -0.5"),
+    ("sample temperature denormal", lambda p: _gpt().sample(2, [1], 2, 4, temperature=1e-320), ValueError,
+     "temperature 1e-320 is so small that log_probs / temperature overflows float64; use temperature=0"),
+    ("sample_search top_k, temperature inf", lambda p: sample_search(_prefer(2), {}, 2, 0, None, 3, float("inf"), top_k=2),
+     ValueError, "temperature must be a finite number >= 0"),
+    ("sample_search top_k, temperature denormal", lambda p: sample_search(_prefer(2), {}, 2, 0, None, 3, 1e-320,
+                                                                          top_k=2), ValueError, "temperature 1e-320"),
     # profiles
     ("unknown profile", lambda p: profile("fast"), ValueError, "use one of ci, cpu, gpu"),
     ("profile table without the profile", lambda p: pick({"ci": {}, "cpu": {}}, "gpu"), ValueError, "gpu"),
@@ -276,6 +301,15 @@ ODD_BUT_VALID = [
      ["token_ids"].tolist(), [2, 6, 7, 3, 5, 3]),
     ("empty batch through a layer", lambda: tuple(ReversibleEmbedding(10, 4)(np.zeros((0, 3), np.int32)).shape),
      (0, 3, 4)),
+    # end_id=None: no end token in any search, every row gets max_length tokens (the step would pick 2 forever)
+    ("greedy without an end token", lambda: greedy_search(_prefer(2), {}, 2, 0, None, 3), [[2, 2, 2], [2, 2, 2]]),
+    ("greedy with that token as the end", lambda: greedy_search(_prefer(2), {}, 2, 0, 2, 3), [[], []]),
+    ("beam without an end token", lambda: beam_search(_prefer(2), {}, 2, 0, None, 3, beam_width=2),
+     [[2, 2, 2], [2, 2, 2]]),
+    ("sampling without an end token", lambda: sample_search(_prefer(2), {}, 1, 0, None, 3, temperature=0.0), [[2, 2, 2]]),
+    ("generate without an end token", lambda: [len(row) for row in _gpt().generate(2, 1, None, max_length=4)], [4, 4]),
+    ("generate by beam without an end token", lambda: [len(row) for row in _gpt().generate(
+        2, 1, None, max_length=4, beam_width=2)], [4, 4]),
     ("empty batch to translate", lambda: Transformer(10, 12, max_sequence_length=8, **TINY).translate(
         np.zeros((0, 3), np.int32), 1, 2, max_length=4), []),
 ]
