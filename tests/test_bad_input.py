@@ -18,8 +18,10 @@ import keras
 import numpy as np
 import pytest
 
-from word2bert.models.bert import (align_first_pieces, best_spans, encode_texts, finetuning_optimizer, load_hf_bert,
-                                   qa_windows, word_hits)
+from word2bert.models.bert import (BertBackbone, BertClassifier, SpanLoss, align_first_pieces, best_spans,
+                                   check_span_targets, encode_texts, fine_tune, finetuning_optimizer, load_hf_bert,
+                                   qa_windows, word_accuracy, word_hits)
+from word2bert.datasets.squad import QAExample
 from word2bert.preprocessing import LengthBatches
 from word2bert.course.snapshots import load_pretrained, pretraining_snapshots
 from word2bert.analysis import train_probe
@@ -84,6 +86,19 @@ def _prefer(token, vocabulary_size=5):
         log_probs[:, token] = 0.0
         return log_probs, state
     return step
+
+
+def _qa(answers, context="the cat sat", question="the"):
+    """``qa_windows`` on one question: ``[CLS] the [SEP] the cat sat [SEP]``, context pieces from position 3."""
+    return qa_windows(_wordpiece(), [QAExample("q1", "t", context, question, answers)], sequence_length=16,
+                      doc_stride=4, max_query_len=4)
+
+
+def _span_loss(target):
+    """SpanLoss on one window of 4 positions, the last one padding (logit float32 min, as BertQuestionAnswerer)."""
+    logits = np.zeros((1, 4, 2), np.float32)
+    logits[:, 3] = np.finfo(np.float32).min
+    return float(keras.ops.convert_to_numpy(SpanLoss()(np.array([target]), logits)))
 
 
 def _tagged(words=("the", "cat"), tags=(0, 1)):
@@ -232,6 +247,22 @@ BAD = [
      "logits cover (2, 8) positions but the aligned labels (1, 8)"),
     ("qa_windows without questions", lambda p: qa_windows(_wordpiece(), [], sequence_length=16, doc_stride=4), ValueError,
      "examples must be a non-empty list"),
+    ("qa answer without answer_start", lambda p: _qa(["cat"]), ValueError,
+     "question 'q1': the answer 'cat' has no answer_start"),
+    ("qa answers as HF lists of other lengths", lambda p: _qa({"text": ["cat", "sat"], "answer_start": [4]}), ValueError,
+     "question 'q1': 'text' has 2 answers but 'answer_start' 1"),
+    ("qa answers of no layout", lambda p: _qa(7), TypeError, "question 'q1': the answers must be a list"),
+    ("span target on padding", lambda p: check_span_targets({"token_ids": _ids([2, 5, 3, 0])}, _ids([3, 3])), ValueError,
+     "positions of window 0 are [3, 3], on a padding position (padding_mask is False there"),
+    ("span target past the window", lambda p: check_span_targets({"token_ids": _ids([2, 5, 3, 0])}, _ids([1, 4])),
+     ValueError, "positions of window 0 are [1, 4], outside 0 .. 3"),
+    ("span target ending before its start", lambda p: check_span_targets({"token_ids": _ids([2, 5, 3])}, _ids([2, 1])),
+     ValueError, "end before they start: [2, 1]"),
+    ("span targets of another batch", lambda p: check_span_targets({"token_ids": _ids([2, 5, 3])}, _ids([1, 1], [1, 1])),
+     ValueError, "positions must be int (windows, 2) = (1, 2)"),
+    ("fine_tune with a span target on padding", lambda p: fine_tune(
+        None, ({"token_ids": _ids([2, 5, 3, 0])}, _ids([0, 0])), ({"token_ids": _ids([2, 5, 3, 0])}, _ids([1, 3])),
+        SpanLoss(), 1e-3, 1), ValueError, "positions of window 0 are [1, 3], on a padding position"),
     ("span logits of different lengths", lambda p: best_spans(np.zeros(5), np.zeros(4), np.ones(5, bool)), ValueError,
      "got (5,), (4,), (5,)"),
     ("LengthBatches batch_size 0", lambda p: LengthBatches(_batch_inputs(), np.zeros(4), 0), ValueError,
@@ -310,6 +341,17 @@ ODD_BUT_VALID = [
     ("generate without an end token", lambda: [len(row) for row in _gpt().generate(2, 1, None, max_length=4)], [4, 4]),
     ("generate by beam without an end token", lambda: [len(row) for row in _gpt().generate(
         2, 1, None, max_length=4, beam_width=2)], [4, 4]),
+    # answers in the Hugging Face layout and as SQuAD JSON dicts: the target of the pair ("cat", 4), position 4
+    ("qa answers as pairs", lambda: _qa([("cat", 4)]).positions.tolist(), [[4, 4]]),
+    ("qa answers as HF lists", lambda: _qa({"text": ["cat", "cat sat"], "answer_start": [4, 4]}).positions.tolist(),
+     [[4, 4]]),
+    ("qa answers as SQuAD JSON dicts", lambda: _qa([{"text": "cat sat", "answer_start": 4}]).positions.tolist(),
+     [[4, 5]]),
+    ("qa without answers", lambda: _qa({"text": [], "answer_start": []}).positions.tolist(), [[0, 0]]),
+    # SpanLoss: log 3 by hand on a real target (three real positions of logit 0); on a padding target the logit
+    # is floored at -1e9: log 3 + 1e9 = 1e9 in float32, finite (inf before)
+    ("span loss on a real target", lambda: round(_span_loss([1, 2]), 6), round(float(np.log(np.float32(3))), 6)),
+    ("span loss on a padding target", lambda: _span_loss([3, 3]), 1e9),
     ("empty batch to translate", lambda: Transformer(10, 12, max_sequence_length=8, **TINY).translate(
         np.zeros((0, 3), np.int32), 1, 2, max_length=4), []),
 ]
