@@ -24,7 +24,7 @@ from word2bert.models.bert import (BertBackbone, BertClassifier, SpanLoss, align
 from word2bert.datasets.squad import QAExample
 from word2bert.preprocessing import LengthBatches
 from word2bert.course.snapshots import load_pretrained, pretraining_snapshots
-from word2bert.analysis import train_probe
+from word2bert.analysis import layer_features, train_probe
 from word2bert.models.bert.embedding import BertEmbedding
 from word2bert.course.profiles import pick, profile
 from word2bert.datasets.squad import squad_v1
@@ -99,6 +99,24 @@ def _span_loss(target):
     logits = np.zeros((1, 4, 2), np.float32)
     logits[:, 3] = np.finfo(np.float32).min
     return float(keras.ops.convert_to_numpy(SpanLoss()(np.array([target]), logits)))
+
+
+def _bert():
+    return BertBackbone(11, 1, 2, 8, 16, max_sequence_length=8)
+
+
+def _short_mask(ids=((2, 5, 6, 3, 0),)):
+    """Ids ``(1, 5)`` with a padding mask ``(1, 4)`` (and segments of the ids' shape)."""
+    ids = np.array(ids, np.int32)
+    return {"token_ids": ids, "segment_ids": np.zeros_like(ids), "padding_mask": np.ones((1, 4), bool)}
+
+
+def _segments_none_read_as_zero():
+    """``layer_features`` with ``segment_ids=None``: the vectors of segment 0 (not of segment 1)."""
+    bert, ids = _bert(), _ids([2, 5, 6, 3, 0])
+    given = layer_features(bert, {"token_ids": ids, "segment_ids": None}, pooling="mean")
+    return tuple(np.allclose(given, layer_features(bert, {"token_ids": ids, "segment_ids": fill}, pooling="mean"))
+                 for fill in (np.zeros_like(ids), np.ones_like(ids)))
 
 
 def _tagged(words=("the", "cat"), tags=(0, 1)):
@@ -273,6 +291,16 @@ BAD = [
                                                             np.zeros(2, int)), ValueError, "4 rows but train_y 3 labels"),
     ("probe on a NaN feature", lambda p: train_probe(np.full((4, 3), np.nan), np.array([0, 1, 0, 1]), np.zeros((2, 3)),
                                                       np.zeros(2, int)), ValueError, "NaN or infinite value in row 0"),
+    ("probe with an empty validation split", lambda p: train_probe(np.zeros((4, 3)), np.array([0, 1, 0, 1]),
+                                                                    np.zeros((0, 3)), np.zeros(0, int)), ValueError,
+     "valid_x and valid_y are empty"),
+    ("word_accuracy over no words", lambda p: word_accuracy(np.zeros((1, 8, 3)), _tagged(words=(), tags=())), ValueError,
+     "word_accuracy over no words is 0/0"),
+    ("backbone padding_mask of another shape", lambda p: _bert()(_short_mask()), ValueError, "padding_mask must have the shape of token_ids (1, 5), got (1, 4)"),
+    ("BERT head padding_mask of another shape", lambda p: BertClassifier(_bert(), 2)(_short_mask()), ValueError,
+     "padding_mask must have the shape of token_ids (1, 5), got (1, 4)"),
+    ("layer_features padding_mask of another shape", lambda p: layer_features(_bert(), _short_mask(), pooling="cls"),
+     ValueError, "padding_mask must have the shape of token_ids (1, 5), got (1, 4)"),
     ("probe label -1", lambda p: train_probe(np.zeros((4, 3)), np.array([0, 1, -1, 0]), np.zeros((2, 3)),
                                              np.zeros(2, int)), ValueError, "negative label -1"),
     ("fine-tuning schedule of 0 steps", lambda p: finetuning_optimizer(1e-3, 0), ValueError, "need total_steps >= 1"),
@@ -352,6 +380,7 @@ ODD_BUT_VALID = [
     # is floored at -1e9: log 3 + 1e9 = 1e9 in float32, finite (inf before)
     ("span loss on a real target", lambda: round(_span_loss([1, 2]), 6), round(float(np.log(np.float32(3))), 6)),
     ("span loss on a padding target", lambda: _span_loss([3, 3]), 1e9),
+    ("layer_features with segment_ids None: segment 0", _segments_none_read_as_zero, (True, False)),
     ("empty batch to translate", lambda: Transformer(10, 12, max_sequence_length=8, **TINY).translate(
         np.zeros((0, 3), np.int32), 1, 2, max_length=4), []),
 ]

@@ -164,10 +164,13 @@ def word_accuracy(logits, aligned: AlignedTags) -> float:
         float in [0, 1].
 
     Raises:
-        ValueError: as ``word_hits``.
+        ValueError: as ``word_hits``; no word at all (sentences without words: the accuracy 0/0 is undefined).
     """
     hits = word_hits(logits, aligned)
-    return float(hits.mean()) if hits.size else 0.0
+    if not hits.size:
+        raise ValueError("word_accuracy over no words is 0/0, undefined: the aligned sentences hold no word "
+                         "(give at least one sentence with a word)")
+    return float(hits.mean())
 
 
 def context_words(text: str) -> list[tuple[int, int]]:
