@@ -18,15 +18,17 @@ import keras
 import numpy as np
 import pytest
 
-from word2bert.models.bert import (align_first_pieces, best_spans, encode_texts, finetuning_optimizer, load_hf_bert,
-                                   qa_windows, word_hits)
+from word2bert.models.bert import (BertBackbone, BertClassifier, SpanLoss, align_first_pieces, best_spans,
+                                   check_span_targets, encode_texts, fine_tune, finetuning_optimizer, load_hf_bert,
+                                   qa_windows, word_accuracy, word_hits)
+from word2bert.datasets.squad import QAExample
 from word2bert.preprocessing import LengthBatches
 from word2bert.course.snapshots import load_pretrained, pretraining_snapshots
-from word2bert.analysis import train_probe
+from word2bert.analysis import layer_features, train_probe
 from word2bert.models.bert.embedding import BertEmbedding
 from word2bert.course.profiles import pick, profile
 from word2bert.datasets.squad import squad_v1
-from word2bert.samplers import greedy_search
+from word2bert.samplers import beam_search, greedy_search, sample_search
 from word2bert.layers import MultiHeadAttention, ReversibleEmbedding, TokenAndPositionEmbedding
 from word2bert.models.lm.elmo import BidirectionalLM
 from word2bert.metrics import bootstrap_interval, tune_then_repeat
@@ -75,6 +77,46 @@ def _decode_uncached_past_state():
     _, step = model.step_functions()
     state = model.decoding_state(1, 3, use_cache=False)
     return greedy_search(step, state, 1, start_id=1, end_id=11, max_length=12)
+
+
+def _prefer(token, vocabulary_size=5):
+    """A step function whose next token is always ``token`` (log-probs 0 there, -5 elsewhere), any state."""
+    def step(state, last_tokens):
+        log_probs = np.full((len(last_tokens), vocabulary_size), -5.0)
+        log_probs[:, token] = 0.0
+        return log_probs, state
+    return step
+
+
+def _qa(answers, context="the cat sat", question="the"):
+    """``qa_windows`` on one question: ``[CLS] the [SEP] the cat sat [SEP]``, context pieces from position 3."""
+    return qa_windows(_wordpiece(), [QAExample("q1", "t", context, question, answers)], sequence_length=16,
+                      doc_stride=4, max_query_len=4)
+
+
+def _span_loss(target):
+    """SpanLoss on one window of 4 positions, the last one padding (logit float32 min, as BertQuestionAnswerer)."""
+    logits = np.zeros((1, 4, 2), np.float32)
+    logits[:, 3] = np.finfo(np.float32).min
+    return float(keras.ops.convert_to_numpy(SpanLoss()(np.array([target]), logits)))
+
+
+def _bert():
+    return BertBackbone(11, 1, 2, 8, 16, max_sequence_length=8)
+
+
+def _short_mask(ids=((2, 5, 6, 3, 0),)):
+    """Ids ``(1, 5)`` with a padding mask ``(1, 4)`` (and segments of the ids' shape)."""
+    ids = np.array(ids, np.int32)
+    return {"token_ids": ids, "segment_ids": np.zeros_like(ids), "padding_mask": np.ones((1, 4), bool)}
+
+
+def _segments_none_read_as_zero():
+    """``layer_features`` with ``segment_ids=None``: the vectors of segment 0 (not of segment 1)."""
+    bert, ids = _bert(), _ids([2, 5, 6, 3, 0])
+    given = layer_features(bert, {"token_ids": ids, "segment_ids": None}, pooling="mean")
+    return tuple(np.allclose(given, layer_features(bert, {"token_ids": ids, "segment_ids": fill}, pooling="mean"))
+                 for fill in (np.zeros_like(ids), np.ones_like(ids)))
 
 
 def _tagged(words=("the", "cat"), tags=(0, 1)):
@@ -169,6 +211,22 @@ BAD = [
     ("decode more than the model's max_sequence_length", lambda p: _gpt().generate(1, 1, 2, max_length=17), ValueError,
      "max_sequence_length is 16"),
     ("empty batch into a search", lambda p: greedy_search(None, {}, 0, 1, 2, 4), ValueError, "batch_size must be >= 1"),
+    ("generate batch_size 0", lambda p: _gpt().generate(0, 1, 2, max_length=4), ValueError, "batch_size must be >= 1, got 0"),
+    ("generate by beam batch_size 0", lambda p: _gpt().generate(0, 1, 2, max_length=4, beam_width=2), ValueError,
+     "batch_size must be >= 1, got 0"),
+    ("sample batch_size 0", lambda p: _gpt().sample(0, [1], 2, 4), ValueError, "batch_size must be >= 1, got 0"),
+    ("sample temperature inf", lambda p: _gpt().sample(2, [1], 2, 4, temperature=float("inf")), ValueError,
+     "temperature must be a finite number >= 0 (0: greedy), got inf"),
+    ("sample temperature NaN", lambda p: _gpt().sample(2, [1], 2, 4, temperature=float("nan")), ValueError,
+     "temperature must be a finite number >= 0 (0: greedy), got nan"),
+    ("sample temperature negative", lambda p: _gpt().sample(2, [1], 2, 4, temperature=-0.5), ValueError,
+     "temperature must be a finite number >= 0 (0: greedy), got -0.5"),
+    ("sample temperature denormal", lambda p: _gpt().sample(2, [1], 2, 4, temperature=1e-320), ValueError,
+     "temperature 1e-320 is so small that log_probs / temperature overflows float64; use temperature=0"),
+    ("sample_search top_k, temperature inf", lambda p: sample_search(_prefer(2), {}, 2, 0, None, 3, float("inf"), top_k=2),
+     ValueError, "temperature must be a finite number >= 0"),
+    ("sample_search top_k, temperature denormal", lambda p: sample_search(_prefer(2), {}, 2, 0, None, 3, 1e-320,
+                                                                          top_k=2), ValueError, "temperature 1e-320"),
     # profiles
     ("unknown profile", lambda p: profile("fast"), ValueError, "use one of ci, cpu, gpu"),
     ("profile table without the profile", lambda p: pick({"ci": {}, "cpu": {}}, "gpu"), ValueError, "gpu"),
@@ -207,6 +265,22 @@ BAD = [
      "logits cover (2, 8) positions but the aligned labels (1, 8)"),
     ("qa_windows without questions", lambda p: qa_windows(_wordpiece(), [], sequence_length=16, doc_stride=4), ValueError,
      "examples must be a non-empty list"),
+    ("qa answer without answer_start", lambda p: _qa(["cat"]), ValueError,
+     "question 'q1': the answer 'cat' has no answer_start"),
+    ("qa answers as HF lists of other lengths", lambda p: _qa({"text": ["cat", "sat"], "answer_start": [4]}), ValueError,
+     "question 'q1': 'text' has 2 answers but 'answer_start' 1"),
+    ("qa answers of no layout", lambda p: _qa(7), TypeError, "question 'q1': the answers must be a list"),
+    ("span target on padding", lambda p: check_span_targets({"token_ids": _ids([2, 5, 3, 0])}, _ids([3, 3])), ValueError,
+     "positions of window 0 are [3, 3], on a padding position (padding_mask is False there"),
+    ("span target past the window", lambda p: check_span_targets({"token_ids": _ids([2, 5, 3, 0])}, _ids([1, 4])),
+     ValueError, "positions of window 0 are [1, 4], outside 0 .. 3"),
+    ("span target ending before its start", lambda p: check_span_targets({"token_ids": _ids([2, 5, 3])}, _ids([2, 1])),
+     ValueError, "end before they start: [2, 1]"),
+    ("span targets of another batch", lambda p: check_span_targets({"token_ids": _ids([2, 5, 3])}, _ids([1, 1], [1, 1])),
+     ValueError, "positions must be int (windows, 2) = (1, 2)"),
+    ("fine_tune with a span target on padding", lambda p: fine_tune(
+        None, ({"token_ids": _ids([2, 5, 3, 0])}, _ids([0, 0])), ({"token_ids": _ids([2, 5, 3, 0])}, _ids([1, 3])),
+        SpanLoss(), 1e-3, 1), ValueError, "positions of window 0 are [1, 3], on a padding position"),
     ("span logits of different lengths", lambda p: best_spans(np.zeros(5), np.zeros(4), np.ones(5, bool)), ValueError,
      "got (5,), (4,), (5,)"),
     ("LengthBatches batch_size 0", lambda p: LengthBatches(_batch_inputs(), np.zeros(4), 0), ValueError,
@@ -217,6 +291,16 @@ BAD = [
                                                             np.zeros(2, int)), ValueError, "4 rows but train_y 3 labels"),
     ("probe on a NaN feature", lambda p: train_probe(np.full((4, 3), np.nan), np.array([0, 1, 0, 1]), np.zeros((2, 3)),
                                                       np.zeros(2, int)), ValueError, "NaN or infinite value in row 0"),
+    ("probe with an empty validation split", lambda p: train_probe(np.zeros((4, 3)), np.array([0, 1, 0, 1]),
+                                                                    np.zeros((0, 3)), np.zeros(0, int)), ValueError,
+     "valid_x and valid_y are empty"),
+    ("word_accuracy over no words", lambda p: word_accuracy(np.zeros((1, 8, 3)), _tagged(words=(), tags=())), ValueError,
+     "word_accuracy over no words is 0/0"),
+    ("backbone padding_mask of another shape", lambda p: _bert()(_short_mask()), ValueError, "padding_mask must have the shape of token_ids (1, 5), got (1, 4)"),
+    ("BERT head padding_mask of another shape", lambda p: BertClassifier(_bert(), 2)(_short_mask()), ValueError,
+     "padding_mask must have the shape of token_ids (1, 5), got (1, 4)"),
+    ("layer_features padding_mask of another shape", lambda p: layer_features(_bert(), _short_mask(), pooling="cls"),
+     ValueError, "padding_mask must have the shape of token_ids (1, 5), got (1, 4)"),
     ("probe label -1", lambda p: train_probe(np.zeros((4, 3)), np.array([0, 1, -1, 0]), np.zeros((2, 3)),
                                              np.zeros(2, int)), ValueError, "negative label -1"),
     ("fine-tuning schedule of 0 steps", lambda p: finetuning_optimizer(1e-3, 0), ValueError, "need total_steps >= 1"),
@@ -276,6 +360,27 @@ ODD_BUT_VALID = [
      ["token_ids"].tolist(), [2, 6, 7, 3, 5, 3]),
     ("empty batch through a layer", lambda: tuple(ReversibleEmbedding(10, 4)(np.zeros((0, 3), np.int32)).shape),
      (0, 3, 4)),
+    # end_id=None: no end token in any search, every row gets max_length tokens (the step would pick 2 forever)
+    ("greedy without an end token", lambda: greedy_search(_prefer(2), {}, 2, 0, None, 3), [[2, 2, 2], [2, 2, 2]]),
+    ("greedy with that token as the end", lambda: greedy_search(_prefer(2), {}, 2, 0, 2, 3), [[], []]),
+    ("beam without an end token", lambda: beam_search(_prefer(2), {}, 2, 0, None, 3, beam_width=2),
+     [[2, 2, 2], [2, 2, 2]]),
+    ("sampling without an end token", lambda: sample_search(_prefer(2), {}, 1, 0, None, 3, temperature=0.0), [[2, 2, 2]]),
+    ("generate without an end token", lambda: [len(row) for row in _gpt().generate(2, 1, None, max_length=4)], [4, 4]),
+    ("generate by beam without an end token", lambda: [len(row) for row in _gpt().generate(
+        2, 1, None, max_length=4, beam_width=2)], [4, 4]),
+    # answers in the Hugging Face layout and as SQuAD JSON dicts: the target of the pair ("cat", 4), position 4
+    ("qa answers as pairs", lambda: _qa([("cat", 4)]).positions.tolist(), [[4, 4]]),
+    ("qa answers as HF lists", lambda: _qa({"text": ["cat", "cat sat"], "answer_start": [4, 4]}).positions.tolist(),
+     [[4, 4]]),
+    ("qa answers as SQuAD JSON dicts", lambda: _qa([{"text": "cat sat", "answer_start": 4}]).positions.tolist(),
+     [[4, 5]]),
+    ("qa without answers", lambda: _qa({"text": [], "answer_start": []}).positions.tolist(), [[0, 0]]),
+    # SpanLoss: log 3 by hand on a real target (three real positions of logit 0); on a padding target the logit
+    # is floored at -1e9: log 3 + 1e9 = 1e9 in float32, finite (inf before)
+    ("span loss on a real target", lambda: round(_span_loss([1, 2]), 6), round(float(np.log(np.float32(3))), 6)),
+    ("span loss on a padding target", lambda: _span_loss([3, 3]), 1e9),
+    ("layer_features with segment_ids None: segment 0", _segments_none_read_as_zero, (True, False)),
     ("empty batch to translate", lambda: Transformer(10, 12, max_sequence_length=8, **TINY).translate(
         np.zeros((0, 3), np.int32), 1, 2, max_length=4), []),
 ]

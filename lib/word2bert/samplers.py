@@ -18,6 +18,9 @@ Length normalisation (beam search): hypotheses are ranked by
 "Google's Neural Machine Translation System", section 7, eq. 14; without the coverage
 penalty). ``alpha = 0`` ranks by the raw log-probability (which favours short outputs);
 ``alpha = 1`` roughly divides by the length. ``|Y|`` counts the end token.
+
+``end_id=None`` means "no end token" in all three searches: every row decodes exactly ``max_length`` tokens
+(beam search then ranks the hypotheses at the length cap).
 """
 from __future__ import annotations
 
@@ -41,25 +44,28 @@ def _take(state, index):
 
 
 def _check(batch_size: int, max_length: int):
+    """ValueError naming ``batch_size`` or ``max_length`` when it is below 1."""
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     if max_length < 1:
         raise ValueError(f"max_length must be >= 1, got {max_length}")
 
 
-def _checked_log_probs(log_probs, rows: int, end_id: int) -> np.ndarray:
-    """The step function's output as float64 ``(rows, V)``; a clear error when it is not."""
+def _checked_log_probs(log_probs, rows: int, end_id: int | None) -> np.ndarray:
+    """The step function's output as float64 ``(rows, V)``; a clear error when it is not (``end_id`` None: no
+    end token to check)."""
     log_probs = np.asarray(log_probs, dtype=np.float64)
     if log_probs.ndim != 2 or log_probs.shape[0] != rows:
         raise ValueError(f"step_fn must return log_probs of shape ({rows}, vocabulary_size), got {log_probs.shape}")
-    if not 0 <= end_id < log_probs.shape[1]:
+    if end_id is not None and not 0 <= end_id < log_probs.shape[1]:
         raise ValueError(f"end_id {end_id} is outside the vocabulary of {log_probs.shape[1]} tokens")
     if np.isnan(log_probs).any():
         raise ValueError("step_fn returned NaN log-probabilities")
     return log_probs
 
 
-def greedy_search(step_fn, state, batch_size: int, start_id: int, end_id: int, max_length: int) -> list[list[int]]:
+def greedy_search(step_fn, state, batch_size: int, start_id: int, end_id: int | None,
+                  max_length: int) -> list[list[int]]:
     """Decode by taking the most probable token at every step.
 
     Args:
@@ -67,7 +73,8 @@ def greedy_search(step_fn, state, batch_size: int, start_id: int, end_id: int, m
         state: the initial state nest (first axis ``batch_size``).
         batch_size: number of sequences decoded in parallel.
         start_id: token fed at the first step.
-        end_id: the stop token; a row stops when it emits it.
+        end_id: the stop token; a row stops when it emits it. None: no end token, every row decodes
+            ``max_length`` tokens.
         max_length: length cap: at most this many tokens per row (the end token included).
 
     Returns:
@@ -114,7 +121,7 @@ def sample_search(step_fn, state, batch_size: int, start_id: int, end_id: int | 
         end_id: the stop token (a row stops when it draws it), or None to always draw
             ``max_length`` tokens.
         max_length: at most this many draws per row (the end token included).
-        temperature: >= 0 (0: greedy).
+        temperature: a finite number >= 0 (0: greedy).
         seed: seed of a ``numpy.random.Generator``; the same seed gives the same samples.
         top_k: None (the whole vocabulary) or an int between 1 and the vocabulary size (1: greedy).
 
@@ -122,12 +129,13 @@ def sample_search(step_fn, state, batch_size: int, start_id: int, end_id: int | 
         list of ``batch_size`` lists of int token ids, without the start and end tokens.
 
     Raises:
-        ValueError: as ``greedy_search``; ``temperature`` < 0 or not a number; ``top_k`` < 1 or above the
-            vocabulary size.
+        ValueError: as ``greedy_search``; ``temperature`` < 0, infinite or NaN; a positive ``temperature`` so small
+            (e.g. the denormal 1e-320) that ``log_probs / temperature`` overflows float64 (use 0 for greedy);
+            ``top_k`` < 1 or above the vocabulary size.
     """
     _check(batch_size, max_length)
-    if not temperature >= 0:
-        raise ValueError(f"temperature must be >= 0 (0: greedy), got {temperature}")
+    if not 0 <= temperature < np.inf:
+        raise ValueError(f"temperature must be a finite number >= 0 (0: greedy), got {temperature}")
     if top_k is not None and (int(top_k) != top_k or top_k < 1):
         raise ValueError(f"top_k must be None or an integer >= 1, got {top_k}")
     rng = np.random.default_rng(seed)
@@ -136,7 +144,7 @@ def sample_search(step_fn, state, batch_size: int, start_id: int, end_id: int | 
     outputs: list[list[int]] = [[] for _ in range(batch_size)]
     for _ in range(max_length):
         log_probs, state = step_fn(state, tokens)
-        z = _checked_log_probs(log_probs, batch_size, 0 if end_id is None else end_id)
+        z = _checked_log_probs(log_probs, batch_size, end_id)
         if top_k is not None and top_k > z.shape[1]:
             raise ValueError(f"top_k={top_k} is larger than the vocabulary of {z.shape[1]} tokens")
         if temperature == 0 or top_k == 1:
@@ -146,7 +154,12 @@ def sample_search(step_fn, state, batch_size: int, start_id: int, end_id: int | 
                 keep = np.zeros(z.shape, bool)
                 np.put_along_axis(keep, _top_k(z, int(top_k)), True, axis=1)
                 z = np.where(keep, z, -np.inf)
-            z = z / temperature
+            with np.errstate(over="ignore"):
+                scaled = z / temperature
+            if np.isinf(scaled[np.isfinite(z)]).any():
+                raise ValueError(f"temperature {temperature} is so small that log_probs / temperature overflows "
+                                 f"float64; use temperature=0 for greedy decoding")
+            z = scaled
             p = np.exp(z - z.max(axis=-1, keepdims=True))
             for row in np.flatnonzero(~done):
                 tokens[row] = rng.choice(p.shape[1], p=p[row] / p[row].sum())
@@ -185,7 +198,7 @@ def beam_search(
     state,
     batch_size: int,
     start_id: int,
-    end_id: int,
+    end_id: int | None,
     max_length: int,
     beam_width: int = 4,
     alpha: float = 0.6,
@@ -203,7 +216,8 @@ def beam_search(
     this is exactly greedy search.
 
     Args:
-        step_fn, state, batch_size, start_id, end_id, max_length: as ``greedy_search``.
+        step_fn, state, batch_size, start_id, end_id, max_length: as ``greedy_search`` (``end_id`` None: no
+            hypothesis finishes; the best one at ``max_length`` tokens is returned).
         beam_width: k, hypotheses kept per row (>= 1).
         alpha: length-normalisation exponent (>= 0); 0 ranks by log-probability.
         return_scores: also return the best normalised scores.
@@ -242,7 +256,8 @@ def beam_search(
         vocab = log_probs.shape[-1]
         # finished slots have exactly one continuation (end again) at no cost
         frozen = np.full((vocab,), -np.inf)
-        frozen[end_id] = 0.0
+        if end_id is not None:
+            frozen[end_id] = 0.0
         log_probs = np.where(finished[:, :, None], frozen, log_probs)
         total = logp[:, :, None] + log_probs  # (b, k, V)
         new_len = np.where(finished, lengths, lengths + 1)
@@ -253,7 +268,7 @@ def beam_search(
         was_finished = finished[rows, parent]
         logp = total.reshape(batch_size, -1)[rows, top]
         lengths = new_len[rows, parent]
-        finished = was_finished | (token == end_id)
+        finished = was_finished | (token == end_id)   # all False when end_id is None
         history = np.concatenate([history[rows, parent], token[:, :, None]], axis=2)
         newly = finished & ~was_finished & np.isfinite(logp)
         for b, j in zip(*np.nonzero(newly)):

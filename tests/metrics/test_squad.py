@@ -5,11 +5,13 @@ baseline's answers on two tiny contexts are worked out by hand from its document
 """
 import importlib
 import json
+import re
+import string
 
 import pytest
 
 from word2bert.baselines.question_answering import sliding_window_answer, sliding_window_predictions
-from word2bert.datasets.squad import QAExample, squad_v1, write_squad_v1
+from word2bert.datasets.squad import QAExample, answer_spans, squad_v1, write_squad_v1
 from word2bert.metrics.squad import exact_match, f1, normalize_answer, squad_scores
 
 FIXTURE = {
@@ -110,6 +112,81 @@ def test_normalize_answer():
     assert normalize_answer("The theater") == "theater"  # "the" inside a word stays
     assert normalize_answer("U.S.\tArmy\n") == "us army"
     assert normalize_answer("the") == ""
+
+
+def _official_normalize_answer(s):
+    """``normalize_answer`` of SQuAD v1.1's evaluate-v1.1.py, written out by hand: the functions are applied as
+    ``white_space_fix(remove_articles(remove_punc(lower(s))))``, so punctuation goes before the articles."""
+    def remove_articles(text):
+        return re.sub(r"\b(a|an|the)\b", " ", text)
+
+    def white_space_fix(text):
+        return " ".join(text.split())
+
+    def remove_punc(text):
+        exclude = set(string.punctuation)
+        return "".join(ch for ch in text if ch not in exclude)
+
+    return white_space_fix(remove_articles(remove_punc(s.lower())))
+
+
+@pytest.mark.parametrize("text", ["a-b", "The-cat", "an.apple", "the,the", "A-an-the", "U.S.A. and the-UK", "(a) b",
+                                  "an't", "the ends!"])
+def test_normalize_answer_removes_punctuation_before_articles_as_the_official_script(text):
+    assert normalize_answer(text) == _official_normalize_answer(text)
+
+
+def test_normalize_answer_order_by_hand():
+    # punctuation first: "a-b" -> "ab" (not the article "a" then "b"); "the-cat" -> "thecat"; "a.b c" -> "ab c"
+    assert normalize_answer("a-b") == "ab"
+    assert normalize_answer("The-cat") == "thecat"
+    assert normalize_answer("a-b a b") == "ab b"
+    assert exact_match("a-b", ["b"]) == 0.0 and exact_match("a-b", ["ab"]) == 1.0
+
+
+def test_a_prediction_must_be_a_string():
+    for score in (exact_match, f1):
+        with pytest.raises(TypeError, match="prediction must be the predicted answer string .* got NoneType None"):
+            score(None, ["cat"])
+        with pytest.raises(TypeError, match="got int 3"):
+            score(3, ["3"])
+    assert exact_match("", ["cat"]) == 0.0 and f1("", ["cat"]) == 0.0       # no answer is a string: scored 0
+
+
+def test_gold_answers_as_hugging_face_dicts_and_squad_json_dicts():
+    hf = {"text": ["the Eiffel Tower", "Eiffel tower"], "answer_start": [0, 4]}
+    # by hand: "eiffel tower" = normalised golds; "tower": [tower] vs [eiffel, tower]: P 1, R 1/2, F1 2/3
+    assert exact_match("Eiffel Tower!", hf) == 1.0 and f1("Eiffel Tower!", hf) == 1.0
+    assert exact_match("tower", hf) == 0.0 and f1("tower", hf) == pytest.approx(2 / 3)
+    # read as its keys before: "text" and "answer_start", never a match
+    assert exact_match("text", hf) == 0.0
+    json_dicts = [{"text": "cat", "answer_start": 0}, {"text": "a cat sat", "answer_start": 0}]
+    assert exact_match("the cat", json_dicts) == 1.0
+    assert f1("cat sat down", json_dicts) == pytest.approx(0.8)              # [cat, sat, down] vs [cat, sat]: P 2/3, R 1
+    assert f1("cat sat down", {"text": "a cat sat", "answer_start": 0}) == pytest.approx(0.8)   # one JSON dict
+    examples = [QAExample("1", "t", "c", "q", {"text": ["Paris", "in Paris"], "answer_start": [0, 0]}),
+                QAExample("2", "t", "c", "q", {"text": ["912 years"], "answer_start": [33]})]
+    # by hand: 1: EM 1, F1 1; 2: [912] vs [912, years]: P 1, R 1/2, F1 2/3, EM 0
+    assert squad_scores({"1": "paris", "2": "912"}, examples) == pytest.approx(
+        {"exact_match": 50.0, "f1": 100 * (1 + 2 / 3) / 2})
+    assert answer_spans(hf) == [("the Eiffel Tower", 0), ("Eiffel tower", 4)]
+    assert answer_spans(json_dicts) == [("cat", 0), ("a cat sat", 0)]
+    assert answer_spans([("UK", 3), "UK"]) == [("UK", 3), ("UK", None)]
+    assert answer_spans({"text": [], "answer_start": []}) == []
+
+
+@pytest.mark.parametrize("answers, error, words", [
+    (None, TypeError, "ground_truths: the answers must be a list"),
+    ({"text": ["a", "b"], "answer_start": [0]}, ValueError, "'text' has 2 answers but 'answer_start' 1"),
+    ({"answer": ["a"]}, ValueError, "the answers are a dict but its 'text' is None"),
+    ({"text": [3], "answer_start": [0]}, ValueError, "answer 0's text must be a string, got 3"),
+    ({"text": ["a"], "answer_start": ["0"]}, ValueError, "answer 0's answer_start must be an int character offset"),
+    ([{"text": 5}], ValueError, "a gold answer must be a string or a (text, answer_start) pair"),
+])
+def test_gold_answers_of_another_layout_are_refused(answers, error, words):
+    with pytest.raises(error) as caught:
+        exact_match("a", answers)
+    assert words in str(caught.value)
 
 
 def test_exact_match_by_hand():

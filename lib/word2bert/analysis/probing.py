@@ -221,9 +221,9 @@ def train_probe(train_x, train_y, valid_x, valid_y, l2_values=(1e-4, 1e-2), epoc
 
     Raises:
         ValueError: features not 2-D, a NaN or infinite feature (naming the argument and the row), features and
-            labels of different lengths, widths that differ between the splits, labels that are not whole numbers
-            (``1.5``, NaN, strings; naming the argument and the row), negative labels, fewer than two classes in
-            the training labels, no ``l2_values``, ``epochs`` or ``batch_size`` < 1, ``min_steps`` < 0.
+            labels of different lengths, no validation row, widths that differ between the splits, labels that are not
+            whole numbers (``1.5``, NaN, strings; naming the argument and the row), negative labels, fewer than two
+            classes in the training labels, no ``l2_values``, ``epochs`` or ``batch_size`` < 1, ``min_steps`` < 0.
 
     Source: the probing method of Alain & Bengio (2016) and Tenney et al. (2019): a classifier that can only
     draw hyperplanes, so what it finds is (linearly) in the vectors, not computed by the probe.
@@ -252,6 +252,9 @@ def train_probe(train_x, train_y, valid_x, valid_y, l2_values=(1e-4, 1e-2), epoc
         if len(y) and y.min() < 0:
             raise ValueError(f"{name}_y has a negative label {int(y.min())}: labels must be 0..num_classes - 1")
         arrays[name] = (x, y.astype(np.int32))
+    if not len(arrays["valid"][1]):                      # the penalty is chosen on it: accuracy 0/0 (a crash before)
+        raise ValueError("valid_x and valid_y are empty: the L2 penalty is chosen on validation accuracy, give at "
+                         "least one validation row")
     if arrays["train"][0].shape[1] != arrays["valid"][0].shape[1]:
         raise ValueError(f"train_x and valid_x differ in width: {arrays['train'][0].shape[1]} vs "
                          f"{arrays['valid'][0].shape[1]}")

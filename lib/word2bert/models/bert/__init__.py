@@ -10,7 +10,7 @@ from word2bert.models.bert.config import BERT_VOCAB_SIZE, BertConfig
 from word2bert.models.bert.embedding import BertEmbedding, bert_initializer
 from word2bert.models.bert.finetuning import Refitter, copy_backbone, fine_tune, finetuning_optimizer, steps_per_epoch
 from word2bert.models.bert.finetuning_data import (IGNORE_LABEL, AlignedTags, QAWindows, predict_by_length,
-                                                   align_first_pieces, best_spans, context_words, decode_answers,
+                                                   align_first_pieces, best_spans, check_span_targets, context_words, decode_answers,
                                                    encode_texts, qa_windows, word_accuracy, word_hits)
 from word2bert.models.bert.masked_lm_head import MaskedLMHead
 from word2bert.models.bert.model import BertBackbone
@@ -24,7 +24,7 @@ from word2bert.models.bert.head import BertHead, task_inputs
 from word2bert.models.bert.token_tagger import BertTokenTagger
 from word2bert.models.bert.training import MaskedLMAccuracy, MaskedLMLoss
 
-__all__ = ["AlignedTags", "BERT_VOCAB_SIZE", "BertBackbone", "BertClassifier", "BertConfig", "BertEmbedding", "BertHead",
+__all__ = ["AlignedTags", "BERT_VOCAB_SIZE", "BertBackbone", "BertClassifier", "BertConfig", "BertEmbedding", "BertHead", "check_span_targets",
            "BertPretrainer", "BertQuestionAnswerer", "BertTokenTagger", "IGNORE_LABEL", "IS_NEXT",
            "MaskedLMAccuracy", "MaskedLMHead", "MaskedLMLoss", "NOT_NEXT", "NextSentenceHead",
            "NextSentencePairs", "PretrainingBatches", "QAWindows", "Refitter", "SentencePairSample", "SpanLoss",

@@ -94,13 +94,21 @@ def fine_tune(model: keras.Model, train, validation_data, loss, learning_rate: f
         epoch run} (``val_*`` included), "seconds": wall time}``.
 
     Raises:
-        ValueError: ``max_epochs`` or ``patience`` < 1, or an empty ``train``.
+        ValueError: ``max_epochs`` or ``patience`` < 1, or an empty ``train``; with ``SpanLoss``, array targets
+            (of ``train`` or ``validation_data``) that ``check_span_targets`` refuses, e.g. on a padding position.
     """
     if max_epochs < 1 or patience < 1:
         raise ValueError(f"max_epochs and patience must be >= 1, got {max_epochs}, {patience}")
     batches = len(train) if isinstance(train, keras.utils.PyDataset) else steps_per_epoch(len(train[1]), batch_size)
     if batches < 1:
         raise ValueError("train holds no examples")
+    from word2bert.models.bert.finetuning_data import check_span_targets
+    from word2bert.models.bert.question_answerer import SpanLoss
+
+    if isinstance(loss, SpanLoss):                       # the loss cannot raise inside fit: check the targets here
+        for data in (train, validation_data):
+            if isinstance(data, (tuple, list)) and len(data) == 2:
+                check_span_targets(*data)
     model.compile(optimizer=finetuning_optimizer(learning_rate, max_epochs * batches, warmup_share), loss=loss,
                   metrics=metrics or [])
     return _fit_keeping_best(model, train, validation_data, max_epochs, batch_size, patience)

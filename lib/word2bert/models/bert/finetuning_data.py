@@ -18,6 +18,7 @@ from typing import NamedTuple
 import keras
 import numpy as np
 
+from word2bert.datasets.squad import answer_spans
 from word2bert.preprocessing.batching import bucket_widths, row_extents
 from word2bert.tokenizers.words import word_spans
 
@@ -163,10 +164,13 @@ def word_accuracy(logits, aligned: AlignedTags) -> float:
         float in [0, 1].
 
     Raises:
-        ValueError: as ``word_hits``.
+        ValueError: as ``word_hits``; no word at all (sentences without words: the accuracy 0/0 is undefined).
     """
     hits = word_hits(logits, aligned)
-    return float(hits.mean()) if hits.size else 0.0
+    if not hits.size:
+        raise ValueError("word_accuracy over no words is 0/0, undefined: the aligned sentences hold no word "
+                         "(give at least one sentence with a word)")
+    return float(hits.mean())
 
 
 def context_words(text: str) -> list[tuple[int, int]]:
@@ -195,8 +199,10 @@ def qa_windows(tokenizer, examples, sequence_length: int = 128, doc_stride: int 
 
     Args:
         tokenizer: a ``WordPieceTokenizer``.
-        examples: objects with ``context``, ``question`` and ``answers`` (a list of ``(text, answer_start)``;
-            the first one is the training target), as ``squad_v1`` returns them.
+        examples: objects with ``context``, ``question`` and ``answers`` (a list of ``(text, answer_start)`` as
+            ``squad_v1`` returns them, a list of SQuAD dicts ``{"text", "answer_start"}``, or a Hugging Face dict
+            ``{"text": [...], "answer_start": [...]}``: ``word2bert.datasets.answer_spans``; the first answer is
+            the training target; no answer, or None: the target is ``(0, 0)`` in every window).
         sequence_length: the window's full length, specials and question included.
         doc_stride: how many context pieces one window starts after the previous one; the last window
             reaches the end of the context. A stride longer than a window's room for context pieces
@@ -212,8 +218,9 @@ def qa_windows(tokenizer, examples, sequence_length: int = 128, doc_stride: int 
 
     Raises:
         ValueError: no examples; ``doc_stride`` or ``max_query_len`` < 1; no room for context pieces
-            (``sequence_length - max_query_len - 3 < 1``); an answer span outside its context, not matching its text, or
-            holding no word (naming the question).
+            (``sequence_length - max_query_len - 3 < 1``); an answer span outside its context, not matching its text,
+            holding no word, or without ``answer_start`` (naming the question); answers of another layout (ValueError
+            or TypeError, from ``answer_spans``).
 
     Reference: google-research/bert ``run_squad.py`` (``convert_examples_to_features``), for the windows.
     """
@@ -235,8 +242,13 @@ def qa_windows(tokenizer, examples, sequence_length: int = 128, doc_stride: int 
                 piece_spans.append((start, end))
         piece_spans = np.asarray(piece_spans, np.int32).reshape(-1, 2)
         first, last = -1, -1
-        if example.answers:
-            text, answer_start = example.answers[0]
+        where = f"question {getattr(example, 'id', e)!r}"
+        answers = answer_spans(example.answers, where) if example.answers is not None else []
+        if answers:
+            text, answer_start = answers[0]
+            if answer_start is None:
+                raise ValueError(f"{where}: the answer {text!r} has no answer_start: training targets need the "
+                                 f"character offset of the answer in the context")
             answer_end = answer_start + len(text)
             if answer_start < 0 or context[answer_start:answer_end] != text:
                 raise ValueError(f"question {getattr(example, 'id', e)!r}: the answer {text!r} is not at character "
@@ -267,8 +279,52 @@ def qa_windows(tokenizer, examples, sequence_length: int = 128, doc_stride: int 
             rows.append(row), owners.append(e), spans.append(span), inside.append(whole)
     rows = np.stack(rows)
     inputs = {"token_ids": rows[:, 0], "segment_ids": rows[:, 1], "padding_mask": rows[:, 2].astype(bool)}
-    return QAWindows(inputs, np.asarray(positions, np.int32), np.asarray(owners, np.int32), np.stack(spans),
-                     np.asarray(inside, bool))
+    positions = np.asarray(positions, np.int32)
+    check_span_targets(inputs, positions)
+    return QAWindows(inputs, positions, np.asarray(owners, np.int32), np.stack(spans), np.asarray(inside, bool))
+
+
+def check_span_targets(inputs, positions) -> None:
+    """Check the training targets of ``SpanLoss`` against their windows, where the targets are made.
+
+    ``SpanLoss`` runs inside a traced function where it cannot raise; a target on a padding position (whose logit
+    ``BertQuestionAnswerer`` sets to the float32 minimum) there costs about 1e9 instead of an error. This check is
+    the error: ``qa_windows`` runs it on its own windows, ``fine_tune`` on array data trained with ``SpanLoss``.
+
+    Args:
+        inputs: the windows, a dict with int ``"token_ids"`` ``(n, L)`` and optionally ``"padding_mask"`` (bool
+            ``(n, L)``; default ``token_ids != 0``), as ``qa_windows`` makes them.
+        positions: int ``(n, 2)``: each window's start and end position.
+
+    Raises:
+        ValueError: ``positions`` not ``(n, 2)`` integers for the ``n`` windows; a position outside ``0 .. L - 1``;
+            an end before its start; a start or end on a padding position (naming the window, the positions and
+            ``padding_mask``).
+    """
+    from word2bert.utils.inputs import model_inputs
+
+    parts = model_inputs(inputs)
+    mask = np.asarray(parts["padding_mask"]).astype(bool)
+    positions = np.asarray(positions)
+    if positions.shape != (len(mask), 2) or positions.dtype.kind not in "iu":
+        raise ValueError(f"positions must be int (windows, 2) = ({len(mask)}, 2) start and end positions, got "
+                         f"{positions.dtype} {positions.shape}")
+    length = mask.shape[1]
+    outside = np.flatnonzero(((positions < 0) | (positions >= length)).any(axis=1))
+    if len(outside):
+        row = int(outside[0])
+        raise ValueError(f"positions of window {row} are {positions[row].tolist()}, outside 0 .. {length - 1}")
+    backwards = np.flatnonzero(positions[:, 1] < positions[:, 0])
+    if len(backwards):
+        row = int(backwards[0])
+        raise ValueError(f"positions of window {row} end before they start: {positions[row].tolist()}")
+    rows = np.arange(len(mask))[:, None]
+    on_padding = np.flatnonzero(~mask[rows, positions].all(axis=1))
+    if len(on_padding):
+        row = int(on_padding[0])
+        raise ValueError(f"positions of window {row} are {positions[row].tolist()}, on a padding position "
+                         f"(padding_mask is False there; {len(on_padding)} such windows): a span target must be on "
+                         f"a real token, (0, 0) ([CLS]) when the answer is not in the window")
 
 
 def best_spans(start_logits, end_logits, allowed, max_answer_len: int = 30, n_best: int = 20):

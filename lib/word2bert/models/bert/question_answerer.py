@@ -71,8 +71,13 @@ class SpanLoss(keras.losses.Loss):
         y_pred: float ``(batch, L, 2)`` logits, ``BertQuestionAnswerer``'s output.
 
     Returns:
-        float32 ``(batch,)``.
+        float32 ``(batch,)``, finite: the logits are floored at -1e9 before the cross-entropy, so a target on a
+        padding position (whose logit ``BertQuestionAnswerer`` sets to the float32 minimum) costs about 1e9 rather
+        than ``inf`` (a loss cannot raise inside ``fit``'s traced function; ``check_span_targets`` is the error,
+        where the targets are made). Real logits above -1e9 give the same loss as without the floor.
     """
+
+    FLOOR = -1e9
 
     def __init__(self, name: str = "span_loss", **kwargs):
         super().__init__(name=name, **kwargs)
@@ -80,6 +85,7 @@ class SpanLoss(keras.losses.Loss):
     def call(self, y_true, y_pred):
         y_true = ops.cast(y_true, "int32")
         logits = ops.transpose(ops.cast(y_pred, "float32"), (0, 2, 1))           # (batch, 2, L)
+        logits = ops.maximum(logits, self.FLOOR)          # a target on padding: about 1e9, not inf (see Returns)
         losses = keras.losses.sparse_categorical_crossentropy(y_true, logits, from_logits=True)   # (batch, 2)
         return ops.mean(losses, axis=-1)
 

@@ -289,12 +289,16 @@ class DecoderOnlyTransformer(_Common, keras.Model):
     def compute_output_spec(self, inputs, training=None):
         return keras.KerasTensor(self.compute_output_shape(inputs.shape), dtype="float32")
 
-    def generate(self, batch_size: int, start_id: int, end_id: int, max_length: int, beam_width: int = 1,
+    def generate(self, batch_size: int, start_id: int, end_id: int | None, max_length: int, beam_width: int = 1,
                  alpha: float = 0.6, use_cache: bool = True) -> list[list[int]]:
         """Sample-free generation from ``start_id``: greedy or beam search, cached or not.
 
+        ``end_id``: a row stops when it emits this id (not returned), or None (no end token): every row gets
+        ``max_length`` ids.
+
         Returns ``batch_size`` lists of ids (without start and end tokens). Raises ValueError when
-        ``max_length`` exceeds the model's.
+        ``batch_size`` or ``max_length`` is below 1 or ``max_length`` exceeds the model's, and the errors of
+        ``word2bert.samplers.greedy_search`` / ``beam_search``.
         """
         step, step_uncached = self.step_functions()
         state = self.decoding_state(batch_size, max_length, use_cache=use_cache)
@@ -324,13 +328,15 @@ class DecoderOnlyTransformer(_Common, keras.Model):
             ``batch_size`` lists of drawn ids (the prompt excluded), row b the continuation of its prompt.
 
         Raises:
-            ValueError: an empty prompt; a prompt that is not integer ids (floats such as 1.9 are refused, not
+            ValueError: ``batch_size`` < 1; an empty prompt; a prompt that is not integer ids (floats such as 1.9 are refused, not
                 truncated); a 2-D prompt whose number of rows is not ``batch_size``, a ragged or 3-D prompt; an id
                 outside ``0 .. vocabulary_size - 1``; ``max_new_tokens`` < 1; ``P + max_new_tokens`` above the model's
                 ``max_sequence_length``; the errors of ``sample_search`` (temperature, top_k).
         """
         from word2bert.samplers import sample_search
 
+        if batch_size < 1:                                            # before the prompt is spread over the rows
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         prompts = self._prompt_rows(prompt, batch_size)                # int32 (batch_size, P)
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
