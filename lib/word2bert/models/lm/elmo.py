@@ -272,5 +272,10 @@ class ElmoTokenTagger(_ElmoHead):
         x, _ = self.elmo(inputs, training=training)
         return ops.cast(self.output_layer(x), "float32")
 
+    def compute_output_spec(self, inputs, training=None):
+        # float32 logits (batch, T, num_tags); JAX cannot trace the call on a symbolic batch of a dict input
+        shape = inputs["token_ids"].shape if isinstance(inputs, dict) else inputs.shape
+        return keras.KerasTensor((*shape[:2], self.num_tags), dtype="float32")
+
     def get_config(self):
         return {**super().get_config(), "num_tags": self.num_tags}

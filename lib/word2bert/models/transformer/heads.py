@@ -146,6 +146,11 @@ class GPTTokenTagger(_GPTHead):
         x, _ = self.states(inputs, training=training)
         return ops.cast(self.output_layer(x), "float32")
 
+    def compute_output_spec(self, inputs, training=None):
+        # float32 logits (batch, T, num_tags); JAX cannot trace the call on a symbolic batch of a dict input
+        shape = inputs["token_ids"].shape if isinstance(inputs, dict) else inputs.shape
+        return keras.KerasTensor((*shape[:2], self.num_tags), dtype="float32")
+
     def compute_mask(self, inputs, mask=None):
         # the padding mask; the call's Dense output carries it already, but ops.cast drops it where it casts
         # (mixed precision), so without this the loss in fit was masked under float32 alone
