@@ -14,7 +14,12 @@ It checks, in order:
    trainability, in order), and with the same weights the same outputs; without ``not_in_config``,
    ``serialize_keras_object`` through JSON and back (by the registered name) gives the same config;
 2. output shapes and the number of trainable / non-trainable weights;
-3. the mask: ``compute_mask`` of the given input mask equals the expected output mask;
+3. ``compute_output_shape`` and ``compute_mask`` against the real (eager) call: where the class defines
+   ``compute_output_shape`` (not Keras's base, which raises), its shapes for the test's input shapes (a
+   call argument ``x`` given as ``x_shape`` where it names one) equal the call's output shapes (a None dim
+   passes); the masks the call attaches to its outputs (``_keras_mask``; the input mask attached to the
+   first input) equal ``compute_mask`` of the first input and its mask, and both equal the expected output
+   mask; a call that attaches a mask the test does not expect fails;
 4. one ``fit`` step changes the trainable weights (a loss that depends on every output);
 5. built with ``dtype=`` ``"mixed_float16"``, ``"mixed_bfloat16"`` and ``"bfloat16"`` (the global
    policy left at float32, so a sublayer that is not handed the policy shows): every sublayer has
@@ -39,6 +44,7 @@ test_harness_models.py) and ``UNSUPPORTED_POLICIES`` (what Keras itself cannot b
 """
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -86,11 +92,13 @@ KNOWN_DTYPE_BUGS = {
     "word2bert>NegativeSampling": {"symbolic": _SPEC},
 }
 # Policies Keras itself cannot build a model in (keys: registered names); not our bugs, so no xfail.
+_QR = "the LSTMs' Orthogonal recurrent initializer needs a QR decomposition, which has no bfloat16 kernel"
 UNSUPPORTED_POLICIES = {
     "word2bert>Seq2Seq": {"bfloat16": "the GRUs' Orthogonal recurrent initializer needs a QR decomposition, "
                                       "which has no bfloat16 kernel"},
-    "word2bert>BidirectionalLM": {"bfloat16": "the LSTMs' Orthogonal recurrent initializer needs a QR decomposition, "
-                                              "which has no bfloat16 kernel"},
+    "word2bert>BidirectionalLM": {"bfloat16": _QR},
+    "word2bert>ElmoClassifier": {"bfloat16": _QR + " (the biLM inside)"},
+    "word2bert>ElmoTokenTagger": {"bfloat16": _QR + " (the biLM inside)"},
 }
 _LOADER = textwrap.dedent("""
     import json, sys
@@ -206,6 +214,101 @@ def _fresh_process_outputs(path, args, tmp_path, backend):
     with open(out + ".json") as f:
         shapes = [tuple(s) for s in json.load(f)]
     return [loaded[f"arr_{i}"] for i in range(len(loaded.files))], shapes
+
+
+def _shape_of(x):
+    """The shape structure of a call argument (a tuple for an array; tuples / dicts kept as such)."""
+    if isinstance(x, dict):
+        return {k: _shape_of(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return tuple(_shape_of(v) for v in x)
+    return tuple(np.shape(x))
+
+
+def _is_shape(s):
+    return isinstance(s, (list, tuple)) and all(d is None or isinstance(d, (int, np.integer)) for d in s)
+
+
+def _flat_shapes(s):
+    """The shapes of a ``compute_output_shape`` result, one per output (dicts by sorted key, as ``_flat``)."""
+    if _is_shape(s):
+        return [tuple(s)]
+    if isinstance(s, dict):
+        return [shape for k in sorted(s) for shape in _flat_shapes(s[k])]
+    return [shape for part in s for shape in _flat_shapes(part)]
+
+
+def defines_compute_output_shape(cls) -> bool:
+    """Whether ``cls`` has a ``compute_output_shape`` of its own (or a Keras layer's), not the base that raises."""
+    return cls.compute_output_shape is not keras.layers.Layer.compute_output_shape
+
+
+def check_output_shape(obj, args, call_kwargs, outputs):
+    """``obj.compute_output_shape`` of the test's input shapes equals the shapes of the eager ``outputs``.
+
+    Each positional argument's shape goes positionally; a call keyword ``x`` goes as ``x_shape`` (an array) or
+    as itself (``reverse=True``) where ``compute_output_shape`` names such a parameter. A None dim passes (a
+    dim the layer leaves dynamic); every other dim, and the rank and number of outputs, must match.
+    Nothing is checked for a class that keeps Keras's base ``compute_output_shape`` (which raises).
+    """
+    cls = type(obj)
+    if not defines_compute_output_shape(cls):
+        return
+    params = inspect.signature(obj.compute_output_shape).parameters
+    kwargs = {}
+    for key, value in call_kwargs.items():
+        if f"{key}_shape" in params:
+            kwargs[f"{key}_shape"] = _shape_of(value)
+        elif key in params and key not in ("training", "mask"):
+            kwargs[key] = value
+    computed = _flat_shapes(obj.compute_output_shape(*[_shape_of(a) for a in args], **kwargs))
+    real = [tuple(o.shape) for o in outputs]
+    assert len(computed) == len(real), \
+        f"{cls.__name__}.compute_output_shape gives {len(computed)} shapes {computed}, the call {len(real)}: {real}"
+    for i, (c, r) in enumerate(zip(computed, real)):
+        assert len(c) == len(r) and all(a is None or a == b for a, b in zip(c, r)), \
+            f"{cls.__name__}.compute_output_shape gives {c} for output {i}, the call returns {r}"
+
+
+def _with_mask(x, mask):
+    """``x`` as tensors carrying ``mask`` as their Keras mask (a list of arrays takes a list of masks)."""
+    if isinstance(x, (list, tuple)) and isinstance(mask, (list, tuple)):
+        return type(x)(_with_mask(a, m) for a, m in zip(x, mask))
+    if mask is None or isinstance(x, (dict, list, tuple)):
+        return x
+    tensor = keras.ops.convert_to_tensor(x)
+    keras.src.backend.set_keras_mask(tensor, keras.ops.convert_to_tensor(mask))
+    return tensor
+
+
+def check_masks(obj, args, call_kwargs, input_mask, expected_output_mask):
+    """The masks of the real call, of ``compute_mask`` and the expected ones agree (check 3 of the module).
+
+    The call runs with ``input_mask`` attached to the first input, as Keras passes a mask on; the masks it
+    attaches to its outputs (``_keras_mask``, which Keras sets from ``compute_mask`` unless the call set one
+    itself) must equal ``compute_mask(args[0], input_mask)`` output by output, and both the expected masks. A
+    call that attaches a mask while the test expects none fails: the test must state the mask.
+    """
+    name = type(obj).__name__
+    outputs = _flat(obj(_with_mask(args[0], input_mask), *args[1:], **call_kwargs))
+    attached = [keras.src.backend.get_keras_mask(o) for o in outputs]
+    computed = obj.compute_mask(args[0], input_mask)   # as Keras calls it: the first input and its mask
+    computed = [] if computed is None else _flat(computed)
+    computed = computed + [None] * (len(outputs) - len(computed))
+    if expected_output_mask is None:
+        assert all(m is None for m in attached), \
+            f"{name}'s call attaches a mask to its outputs; state it as expected_output_mask"
+        assert all(m is None for m in computed), f"{name}.compute_mask gives {computed}, none expected"
+        return
+    expected = _flat(expected_output_mask)
+    expected = expected + [None] * (len(outputs) - len(expected))
+    for i, (a, c, e) in enumerate(zip(attached, computed, expected)):
+        for kind, got in (("compute_mask", c), ("the call's attached mask", a)):
+            if e is None:
+                assert got is None, f"{name}: {kind} for output {i} is {got}, none expected"
+            else:
+                assert got is not None, f"{name}: {kind} dropped the mask of output {i}"
+                np.testing.assert_array_equal(to_numpy(got), e, err_msg=f"{name}: {kind} of output {i}")
 
 
 def _weights_now(obj):
@@ -400,18 +503,9 @@ def run_layer_test(cls, init_kwargs, args, tmp_path, call_kwargs=None, expected_
     assert len(obj.non_trainable_weights) == expected_num_non_trainable_weights, \
         [w.path for w in obj.non_trainable_weights]
 
-    # 3. mask propagation
-    if input_mask is not None or expected_output_mask is not None:
-        got = obj.compute_mask(args[0], input_mask)  # as Keras calls it: the first input and its mask
-        if expected_output_mask is None:
-            assert got is None or all(m is None for m in _flat(got)), got
-        else:
-            expected = _flat(expected_output_mask)
-            got = _flat(got)
-            assert len(got) == len(expected), (got, expected)
-            for g, e in zip(got, expected):
-                assert g is not None, "compute_mask dropped the mask"
-                np.testing.assert_array_equal(to_numpy(g), e)
+    # 3. compute_output_shape and compute_mask against the real call
+    check_output_shape(obj, args, call_kwargs, out)
+    check_masks(obj, args, call_kwargs, input_mask, expected_output_mask)
 
     # 4. one training step moves the weights
     if obj.trainable_weights:

@@ -11,7 +11,7 @@ import pytest
 from layer_checks import KNOWN_DTYPE_BUGS, run_layer_test, run_precision_checks
 from word2bert.models.bert import BertBackbone, BertPretrainer, MaskedLMHead, NextSentenceHead
 from word2bert.models.glove import GloVe
-from word2bert.layers import MultiHeadAttention, ReversibleEmbedding
+from word2bert.layers import MultiHeadAttention, ReversibleEmbedding, TokenAndPositionEmbedding
 from word2bert.models.seq2seq import Seq2Seq
 from word2bert.models.transformer import DecoderOnlyTransformer, Transformer
 from word2bert.models.word2vec import CBOW, HierarchicalSoftmax, NegativeSampling, SkipGram, SoftmaxOutput
@@ -199,6 +199,45 @@ def test_harness_catches_a_tied_head_rebuilt_without_its_embedding(tmp_path):
         run_layer_test(_ForgetfulTiedLM, {"vocabulary_size": 9, "width": 4}, [ids], tmp_path, mixed_precision=False,
                        cross_backend=False)
 
+
+
+def test_harness_catches_a_compute_output_shape_off_by_one(tmp_path, monkeypatch):
+    ids = np.array([[4, 2, 0], [1, 5, 3]], np.int32)
+    kwargs = {"vocabulary_size": 8, "max_sequence_length": 4, "embedding_dim": 4}
+    run_layer_test(TokenAndPositionEmbedding, kwargs, [ids], tmp_path, expected_output_shape=(2, 3, 4),
+                   expected_output_mask=ids != 0, mixed_precision=False, cross_backend=False)
+    monkeypatch.setattr(TokenAndPositionEmbedding, "compute_output_shape",
+                        lambda self, input_shape: (*input_shape, self.embedding_dim + 1))
+    with pytest.raises(AssertionError, match=r"compute_output_shape gives \(2, 3, 5\) for output 0, "
+                                             r"the call returns \(2, 3, 4\)"):
+        run_layer_test(TokenAndPositionEmbedding, kwargs, [ids], tmp_path, expected_output_mask=ids != 0,
+                       mixed_precision=False, cross_backend=False)
+
+
+@keras.saving.register_keras_serializable(package="word2bert_tests")
+class _MaskingModel(keras.Model):
+    """Returns an inner ``Embedding(mask_zero=True)``'s output, which carries the padding mask, without a
+    ``compute_mask`` of its own (so ``compute_mask`` gives none): the call and compute_mask disagree."""
+
+    def __init__(self, width=3, **kwargs):
+        super().__init__(**kwargs)
+        self.width = width
+        self.embedding = keras.layers.Embedding(9, width, mask_zero=True, dtype=self.dtype_policy, name="embedding")
+
+    def call(self, ids):
+        return self.embedding(ids)
+
+    def get_config(self):
+        return {**super().get_config(), "width": self.width}
+
+
+def test_harness_catches_a_mask_the_call_attaches_but_compute_mask_does_not_give(tmp_path):
+    ids = np.array([[3, 4, 0], [6, 0, 0]], np.int32)
+    with pytest.raises(AssertionError, match="attaches a mask to its outputs; state it as expected_output_mask"):
+        run_layer_test(_MaskingModel, {"width": 3}, [ids], tmp_path, mixed_precision=False, cross_backend=False)
+    with pytest.raises(AssertionError, match="compute_mask dropped the mask of output 0"):
+        run_layer_test(_MaskingModel, {"width": 3}, [ids], tmp_path, expected_output_mask=ids != 0,
+                       mixed_precision=False, cross_backend=False)
 
 # ------------------------------------------------------------------ the known dtype bugs, one strict xfail each
 def _cases():

@@ -326,6 +326,7 @@ def test_bert_backbone_through_harness(tmp_path):
                                   "intermediate_dim": 16, "max_sequence_length": 8, "num_segments": 2, "dropout": 0.1,
                                   "return_dict": False},
                    [(ids, segments)], tmp_path, expected_output_shape=[(2, 6, 8), (2, 8)],
+                   expected_output_mask=[ids != 0, None],   # the padding mask on the token vectors alone
                    expected_num_trainable_weights=5 + 16 + 2, atol=1e-5)
 
 

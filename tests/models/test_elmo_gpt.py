@@ -150,6 +150,25 @@ def test_gpt_classifier_through_harness(tmp_path):
                    float32_outputs=True)
 
 
+
+@pytest.mark.slow
+def test_gpt_token_tagger_through_harness(tmp_path):
+    """The tagger on the dict input (ids and their padding mask): a (batch, T, num_tags) logit at every position,
+    the padding mask attached."""
+    rows = _rows()
+    mask = rows != 0
+    x = {"token_ids": rows, "padding_mask": mask}
+    # as the classifier: the language model's 36 trained weights and its output bias kept, + kernel and bias
+    lm = DecoderOnlyTransformer(VOCAB, num_layers=2, hidden_dim=16, num_heads=2, intermediate_dim=32, dropout=0.1,
+                                max_sequence_length=8)
+    run_layer_test(GPTTokenTagger, {"backbone": lm, "num_tags": 4, "dropout": 0.1}, [x], tmp_path,
+                   expected_output_shape=(2, 8, 4), expected_output_mask=mask, expected_num_trainable_weights=38,
+                   expected_num_non_trainable_weights=1,
+                   fit_data=(x, rows % 4),
+                   compile_kwargs={"optimizer": keras.optimizers.SGD(0.1),
+                                   "loss": keras.losses.SparseCategoricalCrossentropy(from_logits=True)},
+                   float32_outputs=True)
+
 def test_a_gpt_head_does_not_stop_the_language_model_training_its_output_bias():
     lm = _gpt()
     head = GPTClassifier(lm, num_classes=2, dropout=0.0)
@@ -398,6 +417,44 @@ def test_bilm_through_harness(tmp_path):
                                                                                       ignore_class=0)},
                    float32_outputs=True)
 
+
+
+def _small_bilm():
+    bilm = BidirectionalLM(VOCAB, hidden_dim=8, num_layers=1, dropout=0.1)
+    bilm.build()   # as a trained one: its softmax too
+    return bilm
+
+
+@pytest.mark.slow
+def test_elmo_classifier_through_harness(tmp_path):
+    """The classifier on a frozen one-layer biLM: the mix and the head train, the biLM's weights do not."""
+    rows = _rows()
+    # trained: the scalar mix's w and gamma, the head's kernel and bias -> 4; frozen: the biLM's 9 (see
+    # test_bilm_through_harness)
+    run_layer_test(ElmoClassifier, {"backbone": _small_bilm(), "num_classes": 3, "dropout": 0.1}, [rows], tmp_path,
+                   expected_output_shape=(2, 3), expected_num_trainable_weights=4,
+                   expected_num_non_trainable_weights=9,
+                   fit_data=(rows, np.array([0, 2])),
+                   compile_kwargs={"optimizer": keras.optimizers.SGD(0.1),
+                                   "loss": keras.losses.SparseCategoricalCrossentropy(from_logits=True)},
+                   float32_outputs=True)
+
+
+@pytest.mark.slow
+def test_elmo_token_tagger_through_harness(tmp_path):
+    """The tagger on the dict input (ids and their padding mask), fine-tuning the biLM (``freeze_backbone=False``):
+    every weight trains but the biLM's softmax, which no head reads."""
+    rows = _rows()
+    x = {"token_ids": rows, "padding_mask": rows != 0}
+    # the biLM's 9 less its softmax's 2, the mix's 2, the head's 2 -> 11 trained; the softmax's 2 kept
+    run_layer_test(ElmoTokenTagger, {"backbone": _small_bilm(), "num_tags": 4, "dropout": 0.1,
+                                     "freeze_backbone": False}, [x], tmp_path,
+                   expected_output_shape=(2, 8, 4), expected_num_trainable_weights=11,
+                   expected_num_non_trainable_weights=2,
+                   fit_data=(x, rows % 4),
+                   compile_kwargs={"optimizer": keras.optimizers.SGD(0.1),
+                                   "loss": keras.losses.SparseCategoricalCrossentropy(from_logits=True)},
+                   float32_outputs=True)
 
 @pytest.mark.slow
 def test_elmo_heads_mix_frozen_layers_with_weights_that_sum_to_one():

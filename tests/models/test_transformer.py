@@ -819,6 +819,23 @@ def test_reversible_embedding_embeds_ids_and_returns_logits_with_the_same_matrix
     assert rebuilt.get_config() == table.get_config() and {"name", "dtype", "trainable"} <= set(table.get_config())
 
 
+
+@pytest.mark.slow
+def test_reversible_embedding_through_harness(tmp_path):
+    """Both directions through the shared layer check: ids -> vectors with ``mask_zero`` (the padding mask passes
+    on), and vectors -> float32 logits with ``reverse=True`` (the logits keep no mask), each with its one table;
+    the reverse form also saved and loaded in fresh TensorFlow and JAX processes."""
+    from word2bert.layers import ReversibleEmbedding
+
+    ids = np.array([[3, 0, 11, 0], [5, 7, 0, 0]], np.int32)
+    run_layer_test(ReversibleEmbedding, {"input_dim": 12, "output_dim": 4, "mask_zero": True}, [ids], tmp_path,
+                   expected_output_shape=(2, 4, 4), expected_num_trainable_weights=1,
+                   expected_output_mask=ids != 0, cross_backend=False)
+    h = _normal(np.random.default_rng(9), 2, 4, 4)
+    run_layer_test(ReversibleEmbedding, {"input_dim": 12, "output_dim": 4}, [h], tmp_path,
+                   call_kwargs={"reverse": True}, expected_output_shape=(2, 4, 12), expected_num_trainable_weights=1,
+                   input_mask=ids != 0, expected_output_mask=None, float32_outputs=True)
+
 def test_tied_transformer_logits_use_the_target_table():
     model = DecoderOnlyTransformer(30, num_layers=1, hidden_dim=8, num_heads=2, intermediate_dim=16, max_sequence_length=6, dropout=0.0)
     model.build()

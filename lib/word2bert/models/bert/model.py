@@ -53,7 +53,8 @@ class BertBackbone(keras.Model):
 
     Returns:
         ``sequence_output`` float ``(batch, L, hidden_dim)`` and ``pooled_output`` float ``(batch, hidden_dim)``
-        = ``tanh(W h_[CLS] + b)``, from position 0.
+        = ``tanh(W h_[CLS] + b)``, from position 0. ``sequence_output`` carries the bool padding mask
+        ``(batch, L)`` as its Keras mask (``compute_mask`` gives the same; ``pooled_output`` has none).
 
     Raises:
         ValueError: ``num_heads`` does not divide ``hidden_dim``; sizes < 1; ``L > max_sequence_length``; a
@@ -191,6 +192,11 @@ class BertBackbone(keras.Model):
         if self.return_dict:
             return {"sequence_output": sequence, "pooled_output": pooled}
         return sequence, pooled
+
+    def compute_mask(self, inputs, mask=None):
+        # what the encoder blocks attach to sequence_output: the padding mask (given, else token_ids != 0)
+        sequence = ops.cast(ops.convert_to_tensor(model_inputs(inputs)["padding_mask"]), "bool")
+        return {"sequence_output": sequence, "pooled_output": None} if self.return_dict else (sequence, None)
 
     def compute_output_shape(self, input_shape):
         shape = tuple(input_shape["token_ids"] if isinstance(input_shape, dict) else

@@ -123,6 +123,11 @@ class BidirectionalLM(keras.Model):
         self.dropout_layer = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="dropout")
         self.softmax = keras.layers.Dense(self.vocabulary_size, dtype=self.dtype_policy, name="softmax")
 
+    def unused_backbone_variables(self) -> list:
+        """The biLM's softmax (its next-token output layer): no head reads it, so it gets no gradient from one
+        (kept out of training also when ``freeze_backbone=False``)."""
+        return list(self.backbone.softmax.weights)
+
     def build(self, input_shape=None):
         self.call(np.ones((1, 2), np.int32))
         self.built = True
@@ -186,6 +191,11 @@ class _ElmoHead(Task):
         _, mask = token_ids_and_mask(inputs)
         x = self.mix(self.backbone.hidden_states(inputs, training=self.backbone_training(training)))
         return self.feature_dropout(x, training=training), mask
+
+    def unused_backbone_variables(self) -> list:
+        """The biLM's softmax (its next-token output layer): no head reads it, so it gets no gradient from one
+        (kept out of training also when ``freeze_backbone=False``)."""
+        return list(self.backbone.softmax.weights)
 
     def build(self, input_shape=None):
         self.call(np.ones((1, 2), np.int32))
@@ -261,6 +271,11 @@ class ElmoTokenTagger(_ElmoHead):
     def call(self, inputs, training=None):
         x, _ = self.elmo(inputs, training=training)
         return ops.cast(self.output_layer(x), "float32")
+
+    def compute_output_spec(self, inputs, training=None):
+        # float32 logits (batch, T, num_tags); JAX cannot trace the call on a symbolic batch of a dict input
+        shape = inputs["token_ids"].shape if isinstance(inputs, dict) else inputs.shape
+        return keras.KerasTensor((*shape[:2], self.num_tags), dtype="float32")
 
     def get_config(self):
         return {**super().get_config(), "num_tags": self.num_tags}

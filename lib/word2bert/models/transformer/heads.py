@@ -126,8 +126,9 @@ class GPTTokenTagger(_GPTHead):
         inputs: as ``GPTClassifier``.
 
     Returns:
-        float32 logits ``(batch, T, num_tags)`` (padding positions hold logits too; leave them out of the loss,
-        e.g. with ``ignore_class``).
+        float32 logits ``(batch, T, num_tags)`` carrying the bool padding mask ``(batch, T)`` as their Keras mask
+        (``compute_mask``), so a Keras loss in ``fit`` leaves the padding positions out under every dtype policy
+        (they hold logits too; outside Keras's losses leave them out yourself, e.g. with ``ignore_class``).
 
     Raises:
         ValueError: as ``GPTClassifier``.
@@ -144,6 +145,16 @@ class GPTTokenTagger(_GPTHead):
     def call(self, inputs, training=None):
         x, _ = self.states(inputs, training=training)
         return ops.cast(self.output_layer(x), "float32")
+
+    def compute_output_spec(self, inputs, training=None):
+        # float32 logits (batch, T, num_tags); JAX cannot trace the call on a symbolic batch of a dict input
+        shape = inputs["token_ids"].shape if isinstance(inputs, dict) else inputs.shape
+        return keras.KerasTensor((*shape[:2], self.num_tags), dtype="float32")
+
+    def compute_mask(self, inputs, mask=None):
+        # the padding mask; the call's Dense output carries it already, but ops.cast drops it where it casts
+        # (mixed precision), so without this the loss in fit was masked under float32 alone
+        return token_ids_and_mask(inputs)[1]
 
     def get_config(self):
         return {**super().get_config(), "num_tags": self.num_tags}
