@@ -123,11 +123,6 @@ class BidirectionalLM(keras.Model):
         self.dropout_layer = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="dropout")
         self.softmax = keras.layers.Dense(self.vocabulary_size, dtype=self.dtype_policy, name="softmax")
 
-    def unused_backbone_variables(self) -> list:
-        """The biLM's softmax (its next-token output layer): no head reads it, so it gets no gradient from one
-        (kept out of training also when ``freeze_backbone=False``)."""
-        return list(self.backbone.softmax.weights)
-
     def build(self, input_shape=None):
         self.call(np.ones((1, 2), np.int32))
         self.built = True
