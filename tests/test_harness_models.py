@@ -203,7 +203,7 @@ def test_harness_catches_a_tied_head_rebuilt_without_its_embedding(tmp_path):
 
 def test_harness_catches_a_compute_output_shape_off_by_one(tmp_path, monkeypatch):
     ids = np.array([[4, 2, 0], [1, 5, 3]], np.int32)
-    kwargs = {"vocabulary_size": 8, "max_sequence_length": 4, "embedding_dim": 4}
+    kwargs = {"vocabulary_size": 8, "sequence_length": 4, "embedding_dim": 4}
     run_layer_test(TokenAndPositionEmbedding, kwargs, [ids], tmp_path, expected_output_shape=(2, 3, 4),
                    expected_output_mask=ids != 0, mixed_precision=False, cross_backend=False)
     monkeypatch.setattr(TokenAndPositionEmbedding, "compute_output_shape",

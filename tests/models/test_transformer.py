@@ -281,7 +281,7 @@ def test_fully_masked_query_row_gives_zeros_not_nan():
 # ---------------------------------------------------------------------- 4. positions
 def test_sinusoidal_encoding_by_hand():
     d = 8
-    pe = to_numpy(SinusoidalPositionEncoding(max_sequence_length=20)(np.zeros((2, 12, d), np.float32)))
+    pe = to_numpy(SinusoidalPositionEncoding(sequence_length=20)(np.zeros((2, 12, d), np.float32)))
     assert pe.shape == (2, 12, d)
     np.testing.assert_allclose(pe[0, 0], [0, 1, 0, 1, 0, 1, 0, 1], atol=1e-7)
     freq = 1.0 / 10000.0 ** (np.arange(0, d, 2) / d)             # 1, 0.1, 0.01, 0.001
@@ -291,7 +291,7 @@ def test_sinusoidal_encoding_by_hand():
     np.testing.assert_allclose(pe[0, :, 0::2] ** 2 + pe[0, :, 1::2] ** 2, 1.0, atol=1e-6)
     np.testing.assert_array_equal(pe[1], pe[0])
     # one step at start_index t equals row t of the full table
-    layer = SinusoidalPositionEncoding(max_sequence_length=20, max_wavelength=100.0)
+    layer = SinusoidalPositionEncoding(sequence_length=20, max_wavelength=100.0)
     table = to_numpy(layer(np.zeros((1, 20, d), np.float32)))
     for t in (0, 5, 19):
         step = to_numpy(layer(np.zeros((3, 1, d), np.float32), start_index=t))
@@ -302,7 +302,7 @@ def test_sinusoidal_encoding_by_hand():
 @pytest.mark.parametrize("start_index", [0, 7])
 def test_sinusoidal_encoding_equals_keras_hub(start_index):
     x = np.zeros((2, 9, 16), np.float32)
-    ours = to_numpy(SinusoidalPositionEncoding(max_sequence_length=32)(x, start_index=start_index))
+    ours = to_numpy(SinusoidalPositionEncoding(sequence_length=32)(x, start_index=start_index))
     ref = to_numpy(keras_hub.layers.SinePositionEncoding()(x, start_index=start_index))
     np.testing.assert_allclose(ours, ref, atol=1e-5)
 
@@ -605,12 +605,12 @@ def test_multi_head_attention_passes_the_shared_layer_test(tmp_path):
 
 def test_position_layers_pass_the_shared_layer_test(tmp_path):
     x = _normal(np.random.default_rng(15), 2, 5, 6)
-    run_layer_test(SinusoidalPositionEncoding, {"max_sequence_length": 8, "max_wavelength": 500.0}, [x], tmp_path,
+    run_layer_test(SinusoidalPositionEncoding, {"sequence_length": 8, "max_wavelength": 500.0}, [x], tmp_path,
                    expected_output_shape=(2, 5, 6), expected_num_trainable_weights=0, cross_backend=False)
-    run_layer_test(PositionEmbedding, {"max_sequence_length": 8}, [x], tmp_path, expected_output_shape=(2, 5, 6),
+    run_layer_test(PositionEmbedding, {"sequence_length": 8}, [x], tmp_path, expected_output_shape=(2, 5, 6),
                    expected_num_trainable_weights=1, cross_backend=False)
     ids = np.array([[4, 2, 0, 0, 0], [1, 5, 3, 6, 7]], np.int32)
-    run_layer_test(TokenAndPositionEmbedding, {"vocabulary_size": 8, "max_sequence_length": 6, "embedding_dim": 4,
+    run_layer_test(TokenAndPositionEmbedding, {"vocabulary_size": 8, "sequence_length": 6, "embedding_dim": 4,
                                                "position": "learned", "scale_embeddings": False}, [ids], tmp_path,
                    expected_output_shape=(2, 5, 4), expected_num_trainable_weights=2,
                    expected_output_mask=ids != 0, cross_backend=False)

@@ -1,7 +1,7 @@
 """Learned absolute position embeddings: one trained vector per position (BERT, GPT; Gehring et al. 2017).
 
-The alternative to the fixed sinusoids of ``SinusoidalPositionEncoding``: a ``(max_sequence_length, depth)``
-table trained with the model. It cannot say anything about positions beyond ``max_sequence_length``.
+The alternative to the fixed sinusoids of ``SinusoidalPositionEncoding``: a ``(sequence_length, depth)``
+table trained with the model. It cannot say anything about positions beyond ``sequence_length``.
 """
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from word2bert.layers.checks import check_length
 
 @keras.saving.register_keras_serializable(package="word2bert")
 class PositionEmbedding(keras.layers.Layer):
-    """A trained embedding of each position 0 .. max_sequence_length - 1.
+    """A trained embedding of each position 0 .. sequence_length - 1.
 
     Args:
-        max_sequence_length: number of positions.
+        sequence_length: number of positions.
         initializer: of the table (default ``glorot_uniform``, as keras-hub's ``PositionEmbedding``).
         **kwargs: the usual ``keras.layers.Layer`` arguments.
 
@@ -29,33 +29,33 @@ class PositionEmbedding(keras.layers.Layer):
         ``inputs``'s shape: row t holds the embedding of position ``start_index + t``.
 
     Raises:
-        ValueError: ``max_sequence_length`` < 1; ``start_index + length > max_sequence_length`` (both named).
+        ValueError: ``sequence_length`` < 1; ``start_index + length > sequence_length`` (both named).
 
     Example:
-        >>> PositionEmbedding(max_sequence_length=64)(ops.zeros((2, 10, 16))).shape   # (2, 10, 16)
+        >>> PositionEmbedding(sequence_length=64)(ops.zeros((2, 10, 16))).shape   # (2, 10, 16)
 
     Reference: Devlin et al. (2019), section 3 ("learned positional embeddings"); Gehring et al. (2017).
 
-    Differs from keras-hub's ``PositionEmbedding``: the capacity is ``max_sequence_length`` (keras-hub:
-    ``sequence_length``), and ``start_index + length`` past it raises ``ValueError`` naming both.
+    Differs from keras-hub's ``PositionEmbedding`` (same arguments): ``start_index + length`` past
+    ``sequence_length`` raises ``ValueError`` naming both.
     """
 
-    def __init__(self, max_sequence_length: int, initializer="glorot_uniform", **kwargs):
+    def __init__(self, sequence_length: int, initializer="glorot_uniform", **kwargs):
         super().__init__(**kwargs)
-        if max_sequence_length < 1:
-            raise ValueError(f"max_sequence_length must be >= 1, got {max_sequence_length}")
-        self.max_sequence_length = int(max_sequence_length)
+        if sequence_length < 1:
+            raise ValueError(f"sequence_length must be >= 1, got {sequence_length}")
+        self.sequence_length = int(sequence_length)
         self.initializer = keras.initializers.get(initializer)
         self.supports_masking = True
 
     def build(self, input_shape):
-        self.embeddings = self.add_weight(name="embeddings", shape=(self.max_sequence_length, input_shape[-1]),
+        self.embeddings = self.add_weight(name="embeddings", shape=(self.sequence_length, input_shape[-1]),
                                           initializer=self.initializer)
         self.built = True
 
     def call(self, inputs, start_index=0):
         length = inputs.shape[1]
-        check_length(length, self.max_sequence_length, start_index)
+        check_length(length, self.sequence_length, start_index)
         length = ops.shape(inputs)[1] if length is None else length
         table = ops.convert_to_tensor(self.embeddings)
         rows = ops.slice(table, (start_index, 0), (length, ops.shape(table)[1]))
@@ -66,5 +66,5 @@ class PositionEmbedding(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"max_sequence_length": self.max_sequence_length, "initializer": keras.initializers.serialize(self.initializer)})
+        config.update({"sequence_length": self.sequence_length, "initializer": keras.initializers.serialize(self.initializer)})
         return config

@@ -31,7 +31,7 @@ class SinusoidalPositionEncoding(keras.layers.Layer):
     """The fixed sine/cosine position encoding of the Transformer (no weights).
 
     Args:
-        max_sequence_length: the longest sequence accepted.
+        sequence_length: the longest sequence accepted.
         max_wavelength: the base of the geometric frequencies (10000 in the paper).
         **kwargs: the usual ``keras.layers.Layer`` arguments.
 
@@ -44,27 +44,27 @@ class SinusoidalPositionEncoding(keras.layers.Layer):
         the encoding, ``inputs``'s shape and dtype: row t holds PE(start_index + t).
 
     Raises:
-        ValueError: ``max_sequence_length`` < 1; an odd ``depth``; ``start_index + length > max_sequence_length`` (both named).
+        ValueError: ``sequence_length`` < 1; an odd ``depth``; ``start_index + length > sequence_length`` (both named).
 
     Example:
-        >>> pe = SinusoidalPositionEncoding(max_sequence_length=64)(ops.zeros((1, 10, 16)))
+        >>> pe = SinusoidalPositionEncoding(sequence_length=64)(ops.zeros((1, 10, 16)))
         >>> pe[0, 0]   # [0, 1, 0, 1, ...]
 
     Reference: Vaswani et al. (2017), section 3.5.
     """
 
-    def __init__(self, max_sequence_length: int, max_wavelength: float = 10000.0, **kwargs):
+    def __init__(self, sequence_length: int, max_wavelength: float = 10000.0, **kwargs):
         super().__init__(**kwargs)
-        if max_sequence_length < 1:
-            raise ValueError(f"max_sequence_length must be >= 1, got {max_sequence_length}")
-        self.max_sequence_length, self.max_wavelength = int(max_sequence_length), float(max_wavelength)
+        if sequence_length < 1:
+            raise ValueError(f"sequence_length must be >= 1, got {sequence_length}")
+        self.sequence_length, self.max_wavelength = int(sequence_length), float(max_wavelength)
         self.supports_masking = True
 
     def call(self, inputs, start_index=0):
         length, depth = inputs.shape[1], inputs.shape[-1]
         if depth % 2:
             raise ValueError(f"the sinusoidal encoding needs an even depth, got {depth}")
-        check_length(length, self.max_sequence_length, start_index)
+        check_length(length, self.sequence_length, start_index)
         length = ops.shape(inputs)[1] if length is None else length
         table = sinusoidal_table(length, depth, start_index, self.max_wavelength, self.compute_dtype)
         return ops.broadcast_to(table[None], ops.shape(inputs))
@@ -74,5 +74,5 @@ class SinusoidalPositionEncoding(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"max_sequence_length": self.max_sequence_length, "max_wavelength": self.max_wavelength})
+        config.update({"sequence_length": self.sequence_length, "max_wavelength": self.max_wavelength})
         return config

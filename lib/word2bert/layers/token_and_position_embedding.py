@@ -30,7 +30,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
 
     Args:
         vocabulary_size: number of token ids.
-        max_sequence_length: the longest sequence accepted.
+        sequence_length: the longest sequence accepted.
         embedding_dim: the width of each vector (the model's hidden_dim).
         position: ``"sinusoidal"`` (the Transformer paper) or ``"learned"`` (BERT, GPT).
         scale_embeddings: multiply token vectors by ``sqrt(embedding_dim)`` (the paper; default True).
@@ -49,30 +49,30 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         float ``(batch, length, embedding_dim)`` with the mask ``inputs != 0`` when ``mask_zero``.
 
     Raises:
-        ValueError: unknown ``position``; sizes < 1; float ids; ``start_index + length > max_sequence_length``.
+        ValueError: unknown ``position``; sizes < 1; float ids; ``start_index + length > sequence_length``.
 
     Example:
-        >>> emb = TokenAndPositionEmbedding(vocabulary_size=100, max_sequence_length=32, embedding_dim=16)
+        >>> emb = TokenAndPositionEmbedding(vocabulary_size=100, sequence_length=32, embedding_dim=16)
         >>> emb(np.array([[5, 7, 0]])).shape   # (1, 3, 16), mask [[True, True, False]]
 
     Reference: Vaswani et al. (2017), sections 3.4-3.5.
 
     Differs from keras-hub's ``TokenAndPositionEmbedding`` (same name, other defaults): positions are sinusoidal
     unless ``position="learned"`` (keras-hub: always learned), token vectors are scaled by ``sqrt(embedding_dim)``
-    (keras-hub: not scaled), id 0 is masked (keras-hub: ``mask_zero=False``), and the capacity is
-    ``max_sequence_length`` (keras-hub: ``sequence_length``); a longer input raises ``ValueError``.
+    (keras-hub: not scaled) and id 0 is masked (keras-hub: ``mask_zero=False``); an input longer than
+    ``sequence_length`` raises ``ValueError``.
     """
 
-    def __init__(self, vocabulary_size: int, max_sequence_length: int, embedding_dim: int, position: str = "sinusoidal",
+    def __init__(self, vocabulary_size: int, sequence_length: int, embedding_dim: int, position: str = "sinusoidal",
                  scale_embeddings: bool = True, mask_zero: bool = True, embeddings_initializer=None,
                  position_initializer="glorot_uniform", **kwargs):
         super().__init__(**kwargs)
         if position not in POSITIONS:
             raise ValueError(f"position must be one of {POSITIONS}, got {position!r}")
-        if min(vocabulary_size, max_sequence_length, embedding_dim) < 1:
-            raise ValueError(f"vocabulary_size, max_sequence_length and embedding_dim must be >= 1, got {vocabulary_size}, {max_sequence_length}, "
+        if min(vocabulary_size, sequence_length, embedding_dim) < 1:
+            raise ValueError(f"vocabulary_size, sequence_length and embedding_dim must be >= 1, got {vocabulary_size}, {sequence_length}, "
                              f"{embedding_dim}")
-        self.vocabulary_size, self.max_sequence_length, self.embedding_dim = int(vocabulary_size), int(max_sequence_length), int(embedding_dim)
+        self.vocabulary_size, self.sequence_length, self.embedding_dim = int(vocabulary_size), int(sequence_length), int(embedding_dim)
         self.position, self.scale_embeddings, self.mask_zero = position, bool(scale_embeddings), bool(mask_zero)
         init = embeddings_initializer or keras.initializers.RandomNormal(stddev=embedding_dim ** -0.5)
         self.embeddings_initializer = keras.initializers.get(init)
@@ -81,10 +81,10 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
                                                    embeddings_initializer=fresh_copy(self.embeddings_initializer),
                                                    dtype=self.dtype_policy, name="token_embedding")
         if position == "sinusoidal":
-            self.position_encoding = SinusoidalPositionEncoding(max_sequence_length, dtype=self.dtype_policy,
+            self.position_encoding = SinusoidalPositionEncoding(sequence_length, dtype=self.dtype_policy,
                                                                 name="position_encoding")
         else:
-            self.position_encoding = PositionEmbedding(max_sequence_length, initializer=fresh_copy(self.position_initializer),
+            self.position_encoding = PositionEmbedding(sequence_length, initializer=fresh_copy(self.position_initializer),
                                                        dtype=self.dtype_policy, name="position_encoding")
         self.supports_masking = True
 
@@ -97,7 +97,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         dtype = keras.backend.standardize_dtype(inputs.dtype)
         if "int" not in dtype:
             raise ValueError(f"token ids must be integers, got dtype {dtype}")
-        check_length(inputs.shape[1], self.max_sequence_length, start_index)
+        check_length(inputs.shape[1], self.sequence_length, start_index)
         x = self.token_embedding(inputs)
         if self.scale_embeddings:
             x = x * ops.cast(math.sqrt(self.embedding_dim), x.dtype)
@@ -111,7 +111,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"vocabulary_size": self.vocabulary_size, "max_sequence_length": self.max_sequence_length, "embedding_dim": self.embedding_dim,
+        config.update({"vocabulary_size": self.vocabulary_size, "sequence_length": self.sequence_length, "embedding_dim": self.embedding_dim,
                        "position": self.position, "scale_embeddings": self.scale_embeddings,
                        "mask_zero": self.mask_zero,
                        "embeddings_initializer": keras.initializers.serialize(self.embeddings_initializer),

@@ -103,7 +103,7 @@ class Transformer(_Common, keras.Model):
         self.dropout, self.max_sequence_length, self.position = float(dropout), int(max_sequence_length), position
         self.normalize_first, self.tie_embeddings = bool(normalize_first), bool(tie_embeddings)
         self.activation, self.layer_norm_epsilon = activation, float(layer_norm_epsilon)
-        embed = dict(max_sequence_length=max_sequence_length, embedding_dim=hidden_dim, position=position, dtype=self.dtype_policy)
+        embed = dict(sequence_length=max_sequence_length, embedding_dim=hidden_dim, position=position, dtype=self.dtype_policy)
         self.source_embedding = TokenAndPositionEmbedding(source_vocabulary_size, name="source_embedding", **embed)
         self.target_embedding = self.source_embedding if self.share_embeddings else TokenAndPositionEmbedding(
             target_vocabulary_size, name="target_embedding", **embed)
@@ -223,7 +223,9 @@ class DecoderOnlyTransformer(_Common, keras.Model):
     """A decoder-only Transformer language model (the GPT shape): the decoder blocks without cross-attention.
 
     Args:
-        vocabulary_size: number of token ids (0 = padding); the other arguments as ``Transformer``.
+        vocabulary_size: number of token ids (0 = padding); the other arguments as ``Transformer``, in the
+            positional order of keras-hub's ``GPT2Backbone`` (``vocabulary_size, num_layers, num_heads, hidden_dim,
+            intermediate_dim, dropout, max_sequence_length``).
 
     Call arguments:
         inputs: int ``(batch, T)`` token ids; training: dropout on or off.
@@ -241,7 +243,7 @@ class DecoderOnlyTransformer(_Common, keras.Model):
     Reference: Radford et al. (2018), section 3.1; Vaswani et al. (2017), section 3.1 (the decoder).
     """
 
-    def __init__(self, vocabulary_size: int, num_layers: int = 2, hidden_dim: int = 256, num_heads: int = 4,
+    def __init__(self, vocabulary_size: int, num_layers: int = 2, num_heads: int = 4, hidden_dim: int = 256,
                  intermediate_dim: int = 1024, dropout: float = 0.1, max_sequence_length: int = 128, position: str = "learned",
                  normalize_first: bool = True, tie_embeddings: bool = True, activation: str = "gelu",
                  layer_norm_epsilon: float = 1e-5, **kwargs):
