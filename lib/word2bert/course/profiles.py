@@ -152,12 +152,13 @@ SMOKE_AMOUNTS = frozenset({
     "train_sentences", "eval_sentences", "tokens", "wiki_sentences", "ptb_sentences", "train_pairs", "test_sources",
     "train_verses", "wiki_train_articles", "hub_verses", "documents", "sizes", "pos_train", "pos_eval",
     "polarity_train", "polarity_eval", "heads_pairs", "senses", "pairs", "ptb_train", "ptb_eval", "eval",
+    "counts", "valid", "test", "curve_count",
     "valid_pairs", "bleu_subset", "blanks", "fill_in", "speed_rows", "speed_tokens", "bert_snapshot",
     # vocabularies learned from those slices
     "vocabulary_size", "translation_sizes", "keep_size", "step_vocab",
     # epochs, steps, budgets, patience, schedules tied to them
     "nnlm_epochs", "lstm_epochs", "lstm_decay_after", "epochs", "cbow_epochs", "glove_epochs", "w2v_epochs",
-    "max_epochs", "patience", "train_minutes", "warmup_steps", "probe_epochs", "probe_steps",
+    "max_epochs", "min_steps", "epoch_cap", "patience", "train_minutes", "warmup_steps", "probe_epochs", "probe_steps",
     "static_epochs", "mix_epochs", "tune_epochs", "ptb_epochs", "budget",
     # batch sizes: a data slice must fill them (chapter 09's 24 documents give 122 held-out pairs, not 128)
     "batch_size", "batch", "nnlm_batch", "glove_batch", "ptb_batch", "pre_batch", "speed_batch",
@@ -173,7 +174,7 @@ SMOKE_SHAPES = frozenset({
     "window_size", "glove_lr", "max_len", "src_vocab", "tgt_vocab", "embedding_dim",
     "units", "learning_rate", "scores", "pieces", "gru",
     "model", "peak_learning_rate", "label_smoothing", "precision", "recipe", "packed", "mask_rate",
-    "warmup_share", "checkpoint", "lengths", "doc_stride", "buckets", "curve", "reference_blocks", "ptb_model",
+    "warmup_share", "checkpoint", "lengths", "stride", "doc_stride", "buckets", "curve", "reference_blocks", "ptb_model",
     "ptb_len", "ptb_rate", "ptb_dropout", "eval_stride", "size", "pre_len", "pre_rate",
     "task_len", "pll_len",
 })
