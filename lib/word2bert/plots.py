@@ -1,4 +1,4 @@
-"""Plots the chapters share (matplotlib only): training curves and attention heatmaps."""
+"""Plots the chapters share (matplotlib only): training curves, attention heatmaps, scores with intervals."""
 from __future__ import annotations
 
 import numpy as np
@@ -114,3 +114,31 @@ def attention_heatmap(weights, source_tokens, target_tokens, ax=None, title: str
         ax.set_title(title)
     ax.figure.colorbar(image, ax=ax, fraction=0.04, label="attention weight")
     return ax
+
+
+def with_intervals(ax, xs, intervals, **kwargs):
+    """Draw scores with their confidence intervals: at each ``x`` the ``Interval``'s score, with an error bar from
+    its ``low`` to its ``high`` (``word2bert.metrics.bootstrap_interval`` gives them).
+
+    Args:
+        ax: a matplotlib ``Axes``.
+        xs: the x positions, one per interval.
+        intervals: ``Interval`` values (anything with ``score``, ``low`` and ``high``).
+        **kwargs: passed to ``ax.errorbar`` (``fmt``, ``color``, ``label``...); ``capsize`` is 3 unless given.
+
+    Returns:
+        the ``ErrorbarContainer``.
+
+    Raises:
+        ValueError: ``xs`` and ``intervals`` of different lengths, none given, or an interval whose score lies
+            outside its bounds.
+    """
+    xs, intervals = list(xs), list(intervals)
+    if not intervals or len(xs) != len(intervals):
+        raise ValueError(f"need one x per interval and at least one, got {len(xs)} x and {len(intervals)} intervals")
+    scores = np.array([i.score for i in intervals], np.float64)
+    low, high = np.array([i.low for i in intervals]), np.array([i.high for i in intervals])
+    if np.any(low > scores + 1e-12) or np.any(high < scores - 1e-12):
+        raise ValueError("every interval must hold its score (low <= score <= high)")
+    kwargs.setdefault("capsize", 3)
+    return ax.errorbar(xs, scores, yerr=[scores - low, high - scores], **kwargs)

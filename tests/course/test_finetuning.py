@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from backends import once_on_tensorflow
-from word2bert.course.finetuning import FineTuner, LabelledTask, Point
+from word2bert.course.finetuning import FineTuner, LabelledTask, Point, baseline_scores, first_blocks
 from word2bert.datasets.squad import QAExample
 from word2bert.models.bert import BertBackbone, BertClassifier, copy_backbone, fine_tune
 from word2bert.preprocessing import LengthBatches
@@ -130,3 +130,34 @@ def test_a_point_is_the_librarys_recipe_and_is_read_back_not_retrained(tmp_path,
         other.point("tiny", backbone, task, 8, rate=1e-2, max_epochs=2, seeds=(3,), patience=2)
     with pytest.raises(ValueError, match="distinct"):
         again.point("tiny", backbone, task, 8, rate=1e-2, max_epochs=2, seeds=(1, 1))
+
+
+@once_on_tensorflow
+def test_first_blocks_compute_what_the_full_encoder_computes_after_that_many_blocks():
+    keras.utils.set_random_seed(1)
+    full = BertBackbone(vocabulary_size=len(VOCAB), num_layers=3, hidden_dim=16, num_heads=2, intermediate_dim=32,
+                        dropout=0.0, max_sequence_length=16)
+    full.build()
+    one = first_blocks(full, 1)
+    x = _polarity().rows(4)[0]
+    got = keras.ops.convert_to_numpy(one(x)["sequence_output"])
+    want = keras.ops.convert_to_numpy(full.hidden_states(x)[1])          # the embeddings are hidden state 0
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    assert not np.allclose(got, keras.ops.convert_to_numpy(full.hidden_states(x)[2]), atol=1e-3)
+    assert first_blocks(full, 3) is full
+    with pytest.raises(ValueError, match=">= 1"):
+        first_blocks(full, 0)
+
+
+@once_on_tensorflow
+def test_baselines_learn_from_the_training_rows_given_and_score_each_test_example():
+    from collections import namedtuple
+    Pair = namedtuple("Pair", "a b label")
+    train = [(["the", "dog", "sat"], ["DT", "NN", "VBD"]), (["dog", "ran"], ["VB", "VBD"]), (["dog"], ["NN"])]
+    test = [(["the", "dog", "flew"], ["DT", "NN", "VBD"])]
+    assert baseline_scores("pos", train, None, test).tolist() == [1.0, 1.0, 0.0]      # dog: NN twice, VB once
+    assert baseline_scores("pos", train[1:2], None, test).tolist() == [0.0, 0.0, 0.0]  # from one sentence: VB
+    same = [Pair("the dog sat", "the dog sat down", 1), Pair("the dog sat", "a cat ran off", 0)] * 3
+    assert baseline_scores("pair", same, None, [Pair("a b c", "a b c", 1), Pair("a b c", "x y z", 0)]).tolist() == [1, 1]
+    with pytest.raises(ValueError, match="no baseline for task 'ner'"):
+        baseline_scores("ner", train, None, test)

@@ -29,6 +29,22 @@ def test_history_draws_one_line_per_run_and_key_and_marks_the_best_epoch():
         plots.history(runs, keys=("accuracy",))
 
 
+def test_with_intervals_draws_each_score_with_a_bar_from_its_low_to_its_high():
+    import matplotlib.pyplot as plt
+    from word2bert.metrics import Interval
+
+    fig, ax = plt.subplots()
+    bars = plots.with_intervals(ax, [10, 100], [Interval(0.6, 0.5, 0.65, 40), Interval(0.8, 0.78, 0.9, 40)], fmt="o")
+    np.testing.assert_allclose(bars.lines[0].get_ydata(), [0.6, 0.8])
+    segments = bars.lines[2][0].get_segments()                       # one vertical bar per point
+    np.testing.assert_allclose([s[:, 1] for s in segments], [[0.5, 0.65], [0.78, 0.9]])
+    with pytest.raises(ValueError, match="one x per interval"):
+        plots.with_intervals(ax, [1], [Interval(0.6, 0.5, 0.65, 40)] * 2)
+    with pytest.raises(ValueError, match="hold its score"):
+        plots.with_intervals(ax, [1], [Interval(0.6, 0.65, 0.7, 40)])
+    plt.close(fig)
+
+
 def test_evaluate_vectors_equals_the_single_evaluations():
     rng = np.random.default_rng(0)
     ws, analogies = datasets.wordsim353(), datasets.google_analogies()

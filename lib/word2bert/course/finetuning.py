@@ -23,7 +23,7 @@ import keras
 import numpy as np
 
 from word2bert.metrics import Interval, MaskedAccuracy, bootstrap_interval, f1
-from word2bert.models.bert import (IGNORE_LABEL, BertClassifier, BertQuestionAnswerer, BertTokenTagger, Refitter,
+from word2bert.models.bert import (IGNORE_LABEL, BertBackbone, BertClassifier, BertQuestionAnswerer, BertTokenTagger, Refitter,
                                    SpanLoss, align_first_pieces, copy_backbone, decode_answers, encode_texts,
                                    predict_by_length, qa_windows, word_hits)
 from word2bert.preprocessing import LengthBatches
@@ -164,6 +164,66 @@ class Point(NamedTuple):
         means = [float(s.mean()) for s in per_seed]
         return cls(float(np.mean(means)), bootstrap_interval(np.mean(per_seed, axis=0)), max(means) - min(means),
                    tuple(seeds), tuple(epochs), tuple(train_accuracy), float(seconds))
+
+    def metrics(self, key: str, digits: int = 4) -> dict:
+        """``{key: mean, key_low: interval low, key_high: interval high}``, rounded: a chapter's results keys."""
+        return {key: round(self.mean, digits), f"{key}_low": round(self.interval.low, digits),
+                f"{key}_high": round(self.interval.high, digits)}
+
+
+BASELINES = {"polarity": "bag of words", "pos": "most frequent tag", "pair": "word overlap", "qa": "sliding window"}
+
+
+def baseline_scores(task: str, train, valid, test) -> np.ndarray:
+    """Per-example test scores of chapter 10's baseline without a network for ``task``, trained on ``train``.
+
+    ``polarity`` (rows ``(text, label)``): logistic regression on counts of words and word pairs, its penalty chosen
+    on ``valid`` (``bag_of_words_classifier``); ``pos`` (rows ``(words, tags)``): each word's most frequent tag
+    (``MostFrequentTag``), scored per word; ``pair`` (rows with ``a``, ``b``, ``label``): "1 when the two texts share
+    enough words", the threshold fitted on ``train`` (``overlap_classifier``); ``qa`` (SQuAD examples): the sliding
+    window of Richardson et al. (2013), which learns nothing from ``train``, scored by SQuAD's F1.
+
+    Raises:
+        ValueError: an unknown ``task`` (the message lists ``BASELINES``).
+    """
+    from word2bert.baselines import (MostFrequentTag, bag_of_words_classifier, overlap_classifier,
+                                     sliding_window_predictions)
+
+    if task == "polarity":
+        model, _ = bag_of_words_classifier([t for t, _ in train], [l for _, l in train], [t for t, _ in valid],
+                                           [l for _, l in valid])
+        return (model.predict([t for t, _ in test]) == np.array([l for _, l in test])) * 1.0
+    if task == "pos":
+        guesses = MostFrequentTag().fit([w for w, _ in train], [t for _, t in train]).predict([w for w, _ in test])
+        return np.array([g == t for gs, (_, ts) in zip(guesses, test) for g, t in zip(gs, ts)], float)
+    if task == "pair":
+        rule = overlap_classifier([(p.a, p.b) for p in train], [p.label for p in train])[0]
+        return (rule([(p.a, p.b) for p in test]) == np.array([p.label for p in test])) * 1.0
+    if task == "qa":
+        answers = sliding_window_predictions(test)
+        return np.array([f1(answers[e.id], [a for a, _ in e.answers]) for e in test])
+    raise ValueError(f"no baseline for task {task!r}; the baselines are {BASELINES}")
+
+
+def first_blocks(backbone: BertBackbone, num_layers: int) -> BertBackbone:
+    """A ``BertBackbone`` holding ``backbone``'s embeddings, its first ``num_layers`` blocks and its pooler, with
+    their weights (the ci profile runs the reference encoder with one block, to stay quick); ``backbone`` itself
+    when it has no more blocks than that.
+
+    Raises:
+        ValueError: ``num_layers`` < 1.
+    """
+    if num_layers < 1:
+        raise ValueError(f"num_layers must be >= 1, got {num_layers}")
+    if num_layers >= backbone.num_layers:
+        return backbone
+    first = BertBackbone.from_config({**backbone.get_config(), "num_layers": num_layers,
+                                      "name": f"{backbone.name}_first_{num_layers}"})
+    first.build()
+    stored = {v.path.split("/", 1)[1]: v for v in backbone.weights}
+    for v in first.weights:
+        v.assign(stored[v.path.split("/", 1)[1]])
+    return first
 
 
 def fingerprint(backbone: keras.Model) -> str:
