@@ -32,6 +32,11 @@ from word2bert.training.resumable import RunRecords
 KINDS = ("classify", "tag", "qa")
 
 
+def question_f1(predicted, questions) -> np.ndarray:
+    """SQuAD's F1 of each predicted answer string against its question's gold answers (``metrics.f1``), in order."""
+    return np.array([f1(text, [a for a, _ in q.answers]) for text, q in zip(predicted, questions, strict=True)])
+
+
 class LabelledTask:
     """One labelled task's train, valid and test splits, encoded for one tokenizer.
 
@@ -134,7 +139,7 @@ class LabelledTask:
             return word_hits(outputs, self.aligned[split])
         questions = self.questions[split]
         answers = decode_answers(outputs, self.windows[split], [q.context for q in questions], max_answer_len=16)
-        return np.array([f1(answers[i][0], [a for a, _ in q.answers]) for i, q in enumerate(questions)])
+        return question_f1([answers[i][0] for i in range(len(questions))], questions)
 
     def scores(self, model: keras.Model, split: str = "test") -> np.ndarray:
         """One score per example of ``split``: ``model``'s predictions scored as ``scores_from_outputs``."""
@@ -201,7 +206,7 @@ def baseline_scores(task: str, train, valid, test) -> np.ndarray:
         return (rule([(p.a, p.b) for p in test]) == np.array([p.label for p in test])) * 1.0
     if task == "qa":
         answers = sliding_window_predictions(test)
-        return np.array([f1(answers[e.id], [a for a, _ in e.answers]) for e in test])
+        return question_f1([answers[e.id] for e in test], test)
     raise ValueError(f"no baseline for task {task!r}; the baselines are {BASELINES}")
 
 
