@@ -352,9 +352,13 @@ def test_epoch_checkpoint_records_a_run_a_callback_stopped(tmp_path):
 def test_the_log_counts_the_epochs_of_the_whole_run(tmp_path, capsys):
     x, y = _stream()
     info = resumable_fit(_model(), x, y, epochs=3, checkpoint_dir=tmp_path, verbose=2)
-    out = capsys.readouterr().out
-    assert [line for line in out.splitlines() if line.startswith("Epoch ")] == ["Epoch 1/3", "Epoch 2/3", "Epoch 3/3"]
+    lines = capsys.readouterr().out.splitlines()   # verbose=2: one line per epoch, nothing else
+    assert [line.split(" - ")[0] for line in lines] == ["epoch 1/3", "epoch 2/3", "epoch 3/3"]
+    assert [line.rsplit(" - loss ", 1)[1] for line in lines] == [f"{v:.4f}" for v in info["history"]["loss"]]
     assert len(info["history"]["loss"]) == 3 and last_finished_epoch(tmp_path) == 3
+    resumable_fit(_model(), x, y, epochs=5, checkpoint_dir=tmp_path, verbose=2)   # resumed: the count goes on
+    assert [line.split(" - ")[0] for line in capsys.readouterr().out.splitlines()] == [
+        "resumable_fit: resuming after epoch 3 of 5 (state in " + str(tmp_path) + ")", "epoch 4/5", "epoch 5/5"]
 
 
 class _Seen(keras.callbacks.Callback):

@@ -23,6 +23,8 @@ from word2bert.course.profiles import profile as resolve_profile
 from word2bert.utils.imports import require
 
 RESULTS_RE = re.compile(r"W2B_RESULTS\s+(\{.*\})")
+# a file a chapter saves in models/<profile>/, its name possibly an f-string template (07_wordpiece_{lang}.txt)
+SAVED_FILE_RE = re.compile(r"\b(\d\d)_[a-z0-9_{}]+\.(?:keras|txt|json)\b")
 
 
 class ChapterError(RuntimeError):
@@ -150,6 +152,64 @@ def run_chapter(path: Path, out_dir: Path, profile: str, inplace: bool = False, 
     return record
 
 
+def missing_inputs(path: Path, profile: str, models_dir: str | os.PathLike | None = None) -> dict[str, list[str]]:
+    """The files an earlier chapter saves that chapter ``path`` reads and that are not there yet.
+
+    A chapter that reads another chapter's saved files names them in its code (``09_bert_pretrainer.keras``,
+    ``07_wordpiece_{lang}.txt``): every such name with a lower chapter number is looked for in ``models/<profile>/``
+    (a name with ``{...}`` in it is there when any file matches it with the braces read as ``*``).
+
+    Args:
+        path: the chapter notebook.
+        profile: the profile whose saved files it reads.
+        models_dir: the folder of the saved files (default: ``models/<profile>`` beside the chapters' folder).
+
+    Returns:
+        ``{"09": ["09_bert_pretrainer.keras", ...]}``: for each earlier chapter, the files missing; empty when
+        nothing is missing.
+    """
+    import nbformat
+
+    folder = Path(models_dir) if models_dir is not None else Path(path).resolve().parent.parent / "models" / profile
+    nb = nbformat.read(path, as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    number = Path(path).name[:2]
+    missing: dict[str, list[str]] = {}
+    for found in sorted(set(m.group(0) for m in SAVED_FILE_RE.finditer(code))):
+        if found[:2] < number and not any(folder.glob(re.sub(r"\{[^}]*\}", "*", found))):
+            missing.setdefault(found[:2], []).append(found)
+    return missing
+
+
+def with_prerequisites(chapters: list[Path], profile: str, chapters_dir="chapters") -> tuple[list[Path], list[str]]:
+    """The chapters to run so that each selected one finds the saved files it reads: the selection, preceded by the
+    earlier chapters whose files are missing (and, in turn, theirs).
+
+    Returns:
+        (chapters in order, one line per chapter added saying why and how long its saved run took).
+    """
+    import nbformat
+
+    every = {p.name[:2]: p for p in find_chapters(chapters_dir)}
+    chosen = {p.name[:2]: p for p in chapters}
+    notes = []
+    queue = sorted(chosen, reverse=True)
+    while queue:
+        number = queue.pop(0)
+        for earlier, files in missing_inputs(chosen[number], profile).items():
+            if earlier in chosen or earlier not in every:
+                continue
+            chosen[earlier] = every[earlier]
+            queue.append(earlier)
+            queue.sort(reverse=True)
+            nb_records = results_of(nbformat.read(every[earlier], as_version=4))
+            took = (f"; its saved {nb_records[-1]['profile']} run took {nb_records[-1]['seconds'] / 60:.1f} min"
+                    if nb_records else "")
+            notes.append(f"word2bert: chapter {number} reads {', '.join(files)}, not yet saved in models/{profile}/: "
+                         f"running {every[earlier].stem} first{took}")
+    return [chosen[n] for n in sorted(chosen)], notes
+
+
 def _metrics_text(metrics: dict) -> str:
     return ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in metrics.items())
 
@@ -191,6 +251,11 @@ def run_course(profile: str | None = None, selection=(), chapters_dir="chapters"
                inplace: bool = False, fresh: bool = False) -> list[dict]:
     """Run chapters in order; print and save the results table.
 
+    A selected chapter that reads files an earlier chapter saves (chapter 10 reads chapter 09's pretrained BERT)
+    runs after that chapter when the files are not yet in ``models/<profile>/``: the runner adds it, says so and
+    how long its saved run took (``with_prerequisites``). Only the selected chapters are written back with
+    ``inplace``.
+
     Writes ``runs/<profile>/``: each executed notebook and its kernel log, ``results.md``
     (this run's table) and ``results.json`` (every chapter's latest record for this
     profile: chapters this run did not repeat keep their earlier record), and ``progress.json`` after each chapter
@@ -209,6 +274,11 @@ def run_course(profile: str | None = None, selection=(), chapters_dir="chapters"
 
     profile = resolve_profile(profile)
     chapters = find_chapters(chapters_dir, selection)
+    selected = {p.stem for p in chapters}
+    if selection:
+        chapters, notes = with_prerequisites(chapters, profile, chapters_dir)
+        for note in notes:
+            print(note, file=sys.stderr)
     out_dir = Path(runs_dir) / profile
     out_dir.mkdir(parents=True, exist_ok=True)
     names = [p.stem for p in chapters]
@@ -234,7 +304,7 @@ def run_course(profile: str | None = None, selection=(), chapters_dir="chapters"
             if path.stem in done:
                 records.append({k: v for k, v in done[path.stem].items() if k != "digest"})
                 continue
-            record = run_chapter(path, out_dir, profile, inplace=inplace, progress=bar)
+            record = run_chapter(path, out_dir, profile, inplace=inplace and path.stem in selected, progress=bar)
             records.append(record)
             done[path.stem] = {**record, "digest": digests[path.stem]}
             save_progress()

@@ -55,8 +55,10 @@ def load_pretrained(model_dir: str | os.PathLike, profile: str | None = None, sn
     model_name = snapshot["file"] if snapshot is not None else MODEL_FILE
     missing = [name for name in (model_name, VOCAB_FILE) if not (model_dir / name).is_file()]
     if missing:
-        raise FileNotFoundError(f"{', '.join(missing)} not found in {model_dir}: pretrain BERT first with "
-                                f"`python -m word2bert run --profile {profile} 09` (chapter 09 saves them there)")
+        raise FileNotFoundError(f"{', '.join(missing)} not found in {model_dir}: chapter 09 saves them there. From the "
+                                f"course's root folder, `python -m word2bert run --profile {profile} 09` pretrains BERT; "
+                                f"`python -m word2bert run --profile {profile} NN` runs chapter NN after 09 when 09's "
+                                f"files are missing")
     tokenizer = WordPieceTokenizer.load(model_dir / VOCAB_FILE, lowercase=True)
     model = keras.saving.load_model(model_dir / model_name)
     if model.backbone.vocabulary_size != tokenizer.vocabulary_size:
