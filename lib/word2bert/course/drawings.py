@@ -1,0 +1,363 @@
+"""Drawings of the models the chapters build (matplotlib): what a learner holds in mind while reading the code.
+
+Each function returns a ``matplotlib.figure.Figure`` (shown inline in a notebook). Where a drawing shows something
+the library computes (a Huffman code, a WordPiece split, a co-occurrence count, GloVe's weight, the noise
+distribution of negative sampling), it asks the library, so the picture and the code cannot disagree.
+
+    from word2bert.course import drawings
+    drawings.huffman_tree(["the", "of", "cat", "sat", "mat"], [50, 30, 8, 6, 4], highlight="cat")
+
+Functions:
+    language_models: n-gram counts, Bengio's NNLM and an LSTM language model (chapter 01).
+    word2vec_architectures: CBOW and skip-gram over one window (chapter 02).
+    huffman_tree: hierarchical softmax's tree, one word's path, and the noise distribution of negative sampling
+        (chapter 03).
+    glove_inputs: a co-occurrence matrix and GloVe's weighting function (chapter 04).
+    encoder_decoder: the GRU encoder-decoder, with its fixed-size bottleneck or with attention (chapters 05, 06).
+    wordpiece_match: WordPiece's greedy longest match, try by try (chapter 07).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from word2bert.utils.imports import require
+
+BOX = "#dbe7f4"      # a vector or a layer
+WORD = "#f6ecd2"     # a token
+OUT = "#e3f1de"      # a prediction
+EDGE = "#33475b"
+
+
+def _plt():
+    return require("matplotlib.pyplot", extra="course", purpose="the course's drawings")
+
+
+def _canvas(panels: int, width: float, height: float, xlim, ylim):
+    fig, axes = _plt().subplots(1, panels, figsize=(width, height), squeeze=False)
+    for ax in axes[0]:
+        ax.set_xlim(*xlim)
+        ax.set_ylim(*ylim)
+        ax.set_axis_off()
+    return fig, list(axes[0])
+
+
+def _box(ax, x, y, text, color=BOX, w=1.0, h=0.5, size=9):
+    from matplotlib.patches import FancyBboxPatch
+
+    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.03", fc=color, ec=EDGE, lw=1))
+    ax.text(x, y, text, ha="center", va="center", fontsize=size)
+
+
+def _arrow(ax, start, end, color=EDGE, lw=1.0, style="-|>", dashed=False):
+    ax.annotate("", xy=end, xytext=start, arrowprops=dict(arrowstyle=style, color=color, lw=lw, shrinkA=0, shrinkB=0,
+                                                          linestyle="--" if dashed else "-"))
+
+
+def language_models(context=("the", "cat", "sat"), next_word="on"):
+    """Three ways to score the next word: a count table, Bengio's NNLM (a fixed window of embeddings into a tanh
+    layer and a softmax) and an LSTM (a state carried along the whole history).
+
+    Returns:
+        a Figure of three panels. Source: Kneser & Ney (1995); Bengio et al. (2003), figure 1; Zaremba et al. (2014).
+    """
+    fig, (ng, nn, rnn) = _canvas(3, 13, 4.2, (0, 6), (0, 6))
+    n = len(context)
+    ng.set_title("n-gram: counts of what followed", fontsize=10)
+    for i, w in enumerate(context[-2:]):
+        _box(ng, 2 + 2 * i, 0.6, w, WORD)
+        _arrow(ng, (2 + 2 * i, 0.9), (3, 2.2))
+    _box(ng, 3, 2.6, f"count table c({' '.join(context[-2:])} ·)\nsmoothed (Kneser-Ney)", w=4.2, h=0.8)
+    _arrow(ng, (3, 3.0), (3, 4.3))
+    _box(ng, 3, 4.7, f"P({next_word} | {' '.join(context[-2:])})", OUT, w=3.0)
+    nn.set_title("NNLM: a window of embeddings", fontsize=10)
+    xs = np.linspace(1, 5, n)
+    for x, w in zip(xs, context):
+        _box(nn, x, 0.5, w, WORD, w=0.9)
+        _arrow(nn, (x, 0.75), (x, 1.35))
+        _box(nn, x, 1.6, "C[w]", w=0.9)
+        _arrow(nn, (x, 1.85), (3, 2.55))
+    nn.text(5.55, 1.6, "one shared\ntable C", fontsize=8, va="center")
+    _box(nn, 3, 2.8, "concatenate", w=2.6)
+    _arrow(nn, (3, 3.05), (3, 3.45))
+    _box(nn, 3, 3.7, "tanh(H x + d)", w=2.6)
+    _arrow(nn, (3, 3.95), (3, 4.35))
+    _box(nn, 3, 4.6, "softmax over the vocabulary", w=3.6)
+    _arrow(nn, (3, 4.85), (3, 5.25))
+    _box(nn, 3, 5.5, f"P({next_word} | {' '.join(context)})", OUT, w=3.2)
+    rnn.set_title("LSTM: a state over the whole history", fontsize=10)
+    words = list(context) + [next_word]
+    xs = np.linspace(0.7, 5.3, len(words))
+    for i, (x, w) in enumerate(zip(xs, words)):
+        _box(rnn, x, 0.8, w, WORD, w=0.95)
+        _arrow(rnn, (x, 1.05), (x, 2.2))
+        _box(rnn, x, 2.6, "LSTM", w=0.95, h=0.8)
+        _arrow(rnn, (x, 3.0), (x, 4.1))
+        _box(rnn, x, 4.5, (words + ["<eos>"])[i + 1], OUT, w=0.95)
+        if i:
+            _arrow(rnn, (xs[i - 1] + 0.48, 2.6), (x - 0.48, 2.6))
+    rnn.text(3, 3.35, "state (h, c) carried right", ha="center", fontsize=8)
+    rnn.text(3, 5.3, "each step predicts the next word", ha="center", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def word2vec_architectures(sentence=("the", "quick", "brown", "fox", "jumps"), centre: int = 2):
+    """CBOW (the context predicts the centre word) and skip-gram (the centre word predicts each context word),
+    over one window of ``sentence``.
+
+    Args:
+        sentence: the window's words; ``centre`` is the index of the centre word, every other word its context.
+
+    Raises:
+        ValueError: ``centre`` outside the sentence.
+
+    Returns:
+        a Figure of two panels. Source: Mikolov et al. (2013a), figure 1.
+    """
+    if not 0 <= centre < len(sentence):
+        raise ValueError(f"centre must index the sentence (0..{len(sentence) - 1}), got {centre}")
+    context = [w for i, w in enumerate(sentence) if i != centre]
+    fig, (cbow, sg) = _canvas(2, 11, 4.2, (0, 6), (0, 5))
+    xs = np.linspace(0.7, 5.3, len(context))
+    cbow.set_title("CBOW: the context predicts the centre word", fontsize=10)
+    for x, w in zip(xs, context):
+        _box(cbow, x, 0.5, w, WORD, w=0.95)
+        _arrow(cbow, (x, 0.75), (3, 1.95))
+    _box(cbow, 3, 2.3, "average of their input vectors", w=3.8)
+    _arrow(cbow, (3, 2.55), (3, 3.35))
+    _box(cbow, 3, 3.7, f"score every word: {sentence[centre]}?", OUT, w=3.8)
+    cbow.text(3, 4.5, "one prediction per window", ha="center", fontsize=8)
+    sg.set_title("skip-gram: the centre word predicts each context word", fontsize=10)
+    _box(sg, 3, 0.5, sentence[centre], WORD, w=1.1)
+    _arrow(sg, (3, 0.75), (3, 1.35))
+    _box(sg, 3, 1.6, "its input vector", w=2.4)
+    for x, w in zip(xs, context):
+        _arrow(sg, (3, 1.85), (x, 3.45))
+        _box(sg, x, 3.7, f"{w}?", OUT, w=0.95)
+    sg.text(3, 4.5, f"{len(context)} predictions per window", ha="center", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _layout(tree, vocabulary_size):
+    """Children of each inner node from the library's paths: ``{node: {bit: ("node", id) or ("leaf", id)}}``."""
+    children: dict[int, dict[int, tuple]] = {}
+    for word in range(vocabulary_size):
+        nodes, codes = list(tree.points[word]), list(tree.codes[word])
+        for j, (node, bit) in enumerate(zip(nodes, codes)):
+            child = ("node", int(nodes[j + 1])) if j + 1 < len(nodes) else ("leaf", word)
+            children.setdefault(int(node), {})[int(bit)] = child
+    return children
+
+
+def huffman_tree(words, counts, highlight: str, power: float = 0.75):
+    """Hierarchical softmax's Huffman tree over a small vocabulary, with one word's path (its code, the branch
+    taken at each inner node), beside the noise distribution negative sampling draws from.
+
+    Args:
+        words: the vocabulary (at least 2 words); counts: their counts (the library's ``build_huffman_tree``).
+        highlight: the word whose path is drawn in red, its code bits on the edges.
+        power: the noise distribution's exponent (``unigram_probs``).
+
+    Raises:
+        ValueError: ``highlight`` is not among ``words``; bad counts (as ``build_huffman_tree``).
+
+    Returns:
+        a Figure of two panels. Source: Mikolov et al. (2013a, section 3; 2013b, section 2.2).
+    """
+    from word2bert.models.word2vec.huffman import build_huffman_tree
+    from word2bert.models.word2vec.sampling import unigram_probs
+
+    words = list(words)
+    if highlight not in words:
+        raise ValueError(f"highlight must be one of the words, got {highlight!r}")
+    counts = np.asarray(counts, dtype=np.float64)
+    tree = build_huffman_tree(counts)
+    children = _layout(tree, len(words))
+    root = len(words) - 2
+    position, leaves = {}, []
+
+    def place(item, depth):   # leaves left to right in code order; an inner node above the middle of its children
+        kind, ident = item
+        if kind == "leaf":
+            position[item] = (len(leaves), -depth)
+            leaves.append(ident)
+        else:
+            place(children[ident][0], depth + 1)
+            place(children[ident][1], depth + 1)
+            xs = [position[children[ident][b]][0] for b in (0, 1)]
+            position[item] = (sum(xs) / 2, -depth)
+    place(("node", root), 0)
+    target = words.index(highlight)
+    on_path = {("node", int(p)) for p in tree.points[target]} | {("leaf", target)}
+    fig, (ax, bars) = _plt().subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [3, 2]})
+    ax.set_axis_off()
+    for (kind, ident), kids in ((("node", n), k) for n, k in children.items()):
+        x, y = position[(kind, ident)]
+        for bit, child in kids.items():
+            cx, cy = position[child]
+            red = (kind, ident) in on_path and child in on_path
+            ax.plot([x, cx], [y, cy], color="tab:red" if red else "0.6", lw=2.2 if red else 1, zorder=1)
+            ax.text((x + cx) / 2, (y + cy) / 2, str(bit), fontsize=8, color="tab:red" if red else "0.4",
+                    ha="center", va="bottom")
+    for item, (x, y) in position.items():
+        if item[0] == "node":
+            ax.scatter([x], [y], s=160, color="tab:red" if item in on_path else BOX, edgecolor=EDGE, zorder=2)
+        else:
+            ax.text(x, y - 0.25, f"{words[item[1]]}\n{counts[item[1]]:g}", ha="center", va="top", fontsize=8,
+                    bbox=dict(boxstyle="round", fc=WORD, ec="tab:red" if item in on_path else EDGE))
+    code = "".join(str(int(b)) for b in tree.codes[target])
+    ax.set_title(f"Huffman tree: '{highlight}' has code {code}, {len(code)} binary decisions", fontsize=10)
+    ax.set_ylim(min(y for _, y in position.values()) - 1.2, 0.5)
+    probs = counts / counts.sum()
+    noise = unigram_probs(counts, power)
+    xs = np.arange(len(words))
+    bars.bar(xs - 0.2, probs, 0.4, label="unigram", color="0.7")
+    bars.bar(xs + 0.2, noise, 0.4, label=f"unigram^{power:g} (negatives)", color="tab:blue")
+    bars.set_xticks(xs, words, rotation=45)
+    bars.set_ylabel("probability")
+    bars.set_title("negative sampling draws rare words more often", fontsize=10)
+    bars.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def glove_inputs(sentences, window_size: int = 2, x_max: float = 100.0, alpha: float = 0.75):
+    """What GloVe fits: a word-word co-occurrence matrix (each pair at distance d adds 1/d), and the weight
+    f(x) = min(1, (x / x_max)^alpha) its loss gives each cell.
+
+    Args:
+        sentences: a few tokenized sentences (lists of words); their words, in order of first use, label the matrix.
+        window_size, x_max, alpha: as ``cooccurrence_matrix`` and ``glove_weight``.
+
+    Returns:
+        a Figure of two panels. Source: Pennington et al. (2014), sections 3 and 4.2.
+    """
+    from word2bert.models.glove.cooccurrence import cooccurrence_matrix
+    from word2bert.models.glove.model import glove_weight
+
+    words = list(dict.fromkeys(w for s in sentences for w in s))
+    ids = [np.array([words.index(w) for w in s]) for s in sentences]
+    matrix = cooccurrence_matrix(ids, len(words), window_size).toarray()
+    fig, (heat, curve) = _plt().subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1, 1]})
+    heat.imshow(matrix, cmap="Blues")
+    heat.set_xticks(range(len(words)), words, rotation=60, fontsize=8)
+    heat.set_yticks(range(len(words)), words, fontsize=8)
+    for i in range(len(words)):
+        for j in range(len(words)):
+            if matrix[i, j]:
+                heat.text(j, i, f"{matrix[i, j]:.2g}", ha="center", va="center", fontsize=7,
+                          color="white" if matrix[i, j] > matrix.max() / 2 else "black")
+    heat.set_title(f"co-occurrence X (window {window_size}, 1/d per pair)", fontsize=10)
+    x = np.linspace(0, 2 * x_max, 400)
+    curve.plot(x, np.asarray(glove_weight(x, x_max, alpha)), color="tab:blue")
+    curve.axvline(x_max, color="0.5", ls=":")
+    curve.text(x_max * 1.03, 0.1, f"x_max = {x_max:g}", fontsize=8)
+    curve.set(xlabel="co-occurrence count x", ylabel="weight f(x)",
+              title=f"GloVe's weight: rare pairs count little, frequent ones are capped (alpha {alpha:g})")
+    curve.title.set_fontsize(10)
+    fig.tight_layout()
+    return fig
+
+
+def encoder_decoder(source=("dios", "es", "amor"), target=("god", "is", "love"), attention=None, step: int = 1):
+    """The GRU encoder-decoder: without attention the whole source reaches the decoder through one vector c; with
+    ``attention`` (one weight per source word) decoder step ``step`` reads a weighted mix of every encoder state.
+
+    Args:
+        source, target: the sentence pair drawn.
+        attention: None (the bottleneck), or one non-negative weight per source word summing to 1 (drawn as line
+            widths, printed beside them).
+        step: the decoder step whose attention is drawn (0-based).
+
+    Raises:
+        ValueError: attention weights of the wrong number, negative, or not summing to 1; ``step`` out of range.
+
+    Returns:
+        a Figure. Source: Cho et al. (2014); Sutskever et al. (2014); Bahdanau et al. (2015); Luong et al. (2015).
+    """
+    source, target = list(source), list(target)
+    if not 0 <= step <= len(target):
+        raise ValueError(f"step must be 0..{len(target)}, got {step}")
+    if attention is not None:
+        attention = np.asarray(attention, dtype=float)
+        if attention.shape != (len(source),) or (attention < 0).any() or not np.isclose(attention.sum(), 1):
+            raise ValueError(f"attention must be {len(source)} non-negative weights summing to 1, got {attention}")
+    n_dec = len(target) + 1
+    width = len(source) + n_dec + 3
+    fig, (ax,) = _canvas(1, 1.25 * width, 4.4, (-0.2, width), (0, 5.4))
+    enc = [0.8 + i * 1.1 for i in range(len(source))]
+    dec = [enc[-1] + 2.4 + i * 1.1 for i in range(n_dec)]
+    for i, (x, w) in enumerate(zip(enc, source)):
+        _box(ax, x, 0.6, w, WORD, w=0.95)
+        _arrow(ax, (x, 0.85), (x, 1.6))
+        _box(ax, x, 2.0, f"h{i + 1}", w=0.8, h=0.7)
+        if i:
+            _arrow(ax, (enc[i - 1] + 0.4, 2.0), (x - 0.4, 2.0))
+    ax.text(sum(enc) / len(enc), 2.8, "encoder (bidirectional GRU)", ha="center", fontsize=9)
+    ins, outs = ["<s>"] + target, target + ["</s>"]
+    for i, x in enumerate(dec):
+        _box(ax, x, 0.6, ins[i], WORD, w=0.95)
+        _arrow(ax, (x, 0.85), (x, 1.6))
+        _box(ax, x, 2.0, f"s{i + 1}", w=0.8, h=0.7)
+        _arrow(ax, (x, 2.35), (x, 4.35))
+        _box(ax, x, 4.6, outs[i], OUT, w=0.95)
+        if i:
+            _arrow(ax, (dec[i - 1] + 0.4, 2.0), (x - 0.4, 2.0))
+    ax.text(sum(dec) / len(dec), 5.15, "decoder (GRU), fed its previous word", ha="center", fontsize=9)
+    cx = (enc[-1] + dec[0]) / 2
+    _box(ax, cx, 3.4, "c", "#f4d6d6", w=0.7, h=0.6)
+    _arrow(ax, (enc[-1] + 0.4, 2.2), (cx - 0.3, 3.2))
+    if attention is None:
+        for x in dec:
+            _arrow(ax, (cx + 0.35, 3.4), (x - 0.2, 2.35), color="tab:red", dashed=True)
+        ax.set_title("no attention: the whole source passes through one vector c (the bottleneck)", fontsize=10)
+    else:
+        x = dec[step]
+        _box(ax, x + 0.55, 3.4, "a", "#fde2b8", w=0.5, h=0.5)
+        _arrow(ax, (x + 0.55, 3.65), (x + 0.2, 4.35), color="tab:orange")
+        for h, weight in zip(enc, attention):
+            ax.plot([h, x + 0.55], [2.35, 3.15], color="tab:orange", lw=0.5 + 6 * weight, alpha=0.8)
+            ax.text(h, 2.55, f"{weight:.2f}", ha="center", fontsize=8, color="tab:orange")
+        _arrow(ax, (cx + 0.35, 3.4), (dec[0] - 0.2, 2.35), color="tab:red", dashed=True)
+        ax.set_title(f"attention: at step {step + 1} the context a mixes every encoder state, weighted by how well "
+                     f"it matches s{step + 1}", fontsize=10)
+    return fig
+
+
+def wordpiece_match(word: str, vocabulary, suffix_indicator: str = "##"):
+    """WordPiece's greedy longest match, try by try: from the start of what is left, the longest piece in the
+    vocabulary wins; a word that cannot be spelled becomes the unknown token.
+
+    Args:
+        word: one normalised word; vocabulary: its pieces (continuations start with ``suffix_indicator``).
+
+    Returns:
+        a Figure listing each try (rejected ones struck through) and the pieces, which are
+        ``wordpiece_split(word, vocabulary)``'s. Source: Wu et al. (2016); BERT's ``WordpieceTokenizer``.
+    """
+    from word2bert.tokenizers.wordpiece import wordpiece_split
+
+    pieces = wordpiece_split(word, vocabulary, suffix_indicator=suffix_indicator)
+    rows, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            piece = word[start:end] if start == 0 else suffix_indicator + word[start:end]
+            rows.append((piece, piece in vocabulary))
+            if piece in vocabulary:
+                break
+        else:
+            break
+        start = end
+    fig, (ax,) = _canvas(1, 7, 0.32 * len(rows) + 1.2, (0, 10), (-len(rows) - 1.5, 1))
+    ax.set_title(f"'{word}' -> {' '.join(pieces)}", fontsize=10, family="monospace")
+    for i, (piece, found) in enumerate(rows):
+        ax.text(0.2, -i, piece, family="monospace", fontsize=9, color="black" if found else "0.55")
+        ax.text(6.0, -i, "in the vocabulary: keep it" if found else "not in the vocabulary: one shorter",
+                fontsize=8, color="tab:green" if found else "0.55")
+        if not found:
+            ax.plot([0.2, 0.2 + 0.105 * len(piece)], [-i + 0.15, -i + 0.15], color="0.55", lw=0.8)
+    if pieces != [p for p, found in rows if found]:   # a rest that no piece spells: the whole word is unknown
+        ax.text(0.2, -len(rows), f"nothing spells the rest: the whole word becomes {pieces[0]}", fontsize=9,
+                color="tab:red")
+    return fig
