@@ -1,7 +1,7 @@
 import pytest
 
 import word2bert
-from word2bert.course.profiles import pick, profile
+from word2bert.course.profiles import by_profile, pick, profile
 
 
 def test_env_var_selects_profile(monkeypatch):
@@ -35,6 +35,17 @@ def test_pick_returns_the_profile_row_and_checks_the_table():
         pick({"ci": {}, "cpu": {}}, "ci")
 
 
+def test_by_profile_writes_the_table_one_line_per_setting():
+    table = by_profile(epochs=(1, 4, 20), scores=(("dot",), ("general", "additive"), ("dot", "general")))
+    assert table == {"ci": {"epochs": 1, "scores": ("dot",)}, "cpu": {"epochs": 4, "scores": ("general", "additive")},
+                     "gpu": {"epochs": 20, "scores": ("dot", "general")}}
+    assert pick(table, "cpu") == {"epochs": 4, "scores": ("general", "additive"), "profile": "cpu"}
+    with pytest.raises(ValueError, match="setting 'units' must give 3 values, for ci, cpu, gpu; got 64"):
+        by_profile(epochs=(1, 4, 20), units=64)
+    with pytest.raises(ValueError, match="setting 'units'"):
+        by_profile(units=(64, 128))
+
+
 # --- the smoke mode: the gpu profile's shapes with the ci profile's amounts ---------------------------------------
 
 def _sizes_tables():
@@ -47,9 +58,10 @@ def _sizes_tables():
     tables = {}
     for path in sorted((pathlib.Path(__file__).resolve().parents[2] / "chapters").glob("[0-9][0-9]_*.ipynb")):
         nb = nbformat.read(path, as_version=4)
-        source = next(c.source for c in nb.cells if c.cell_type == "code" and "SIZES = {" in c.source)
+        source = next(c.source for c in nb.cells if c.cell_type == "code"
+                      and ("SIZES = {" in c.source or "SIZES = by_profile(" in c.source))
         tree = ast.parse(source)
-        env = {"tuple": tuple, "range": range, "dict": dict, "list": list}
+        env = {"tuple": tuple, "range": range, "dict": dict, "list": list, "by_profile": by_profile}
         for node in tree.body:  # the constants the table uses (ADAM_LR = {...}), then the table itself
             if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id.isupper():
                 exec(compile(ast.Module([node], []), str(path), "exec"), env)

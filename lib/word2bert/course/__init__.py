@@ -18,12 +18,12 @@ REPOSITORY = Path(__file__).resolve().parents[3]
 if (REPOSITORY / "chapters").is_dir() and (REPOSITORY / "data").is_dir():
     os.environ.setdefault("WORD2BERT_CACHE", str(REPOSITORY / "data" / "cache"))
 
-from word2bert.course.profiles import PROFILES, gpu_name, pick, profile  # noqa: E402
+from word2bert.course.profiles import PROFILES, by_profile, gpu_name, pick, profile  # noqa: E402
 from word2bert.course.results import (committed_record, device_name, read_result, report, saved_files,  # noqa: E402
                                       start_timer)
 from word2bert.utils.io import atomic_save, atomic_write  # noqa: E402
 
-__all__ = ["PROFILES", "atomic_save", "atomic_write", "committed_record", "device_name", "gpu_name", "pick", "profile",
+__all__ = ["PROFILES", "atomic_save", "by_profile", "atomic_write", "committed_record", "device_name", "gpu_name", "pick", "profile",
            "read_result", "report", "saved_files", "setup",
            "start_timer"]
 

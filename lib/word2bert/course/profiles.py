@@ -136,6 +136,37 @@ def pick(table: dict, name: str | None = None) -> dict:
     return cfg
 
 
+def by_profile(**settings) -> dict:
+    """A profile table written one line per setting: each setting's values for ``ci``, ``cpu`` and ``gpu``.
+
+    ::
+
+        SIZES = by_profile(             #  ci    cpu    gpu
+            epochs=(1, 4, 20),          # passes over the training data
+            units=(64, 256, 512),       # GRU width
+        )
+        # == {"ci": {"epochs": 1, "units": 64}, "cpu": {"epochs": 4, "units": 256}, "gpu": {...}}
+
+    Args:
+        settings: each a tuple or list of exactly three values, in the order of ``PROFILES`` (ci, cpu, gpu); a
+            setting whose value is itself a tuple is written as a tuple of three tuples.
+
+    Returns:
+        ``{profile: {setting: value}}``, the table ``pick`` and ``word2bert.course.setup`` read.
+
+    Raises:
+        ValueError: a setting that is not three values (the message names it).
+    """
+    table = {p: {} for p in PROFILES}
+    for name, values in settings.items():
+        if not isinstance(values, (tuple, list)) or len(values) != len(PROFILES):
+            raise ValueError(f"setting {name!r} must give {len(PROFILES)} values, for {', '.join(PROFILES)}; "
+                             f"got {values!r}")
+        for p, value in zip(PROFILES, values):
+            table[p][name] = value
+    return table
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # The gpu profile exercised without a GPU: W2B_SMOKE=1
 # ---------------------------------------------------------------------------------------------------------------
