@@ -2,19 +2,20 @@
 
 Each function returns a ``matplotlib.figure.Figure`` (shown inline in a notebook). Where a drawing shows something
 the library computes (a Huffman code, a WordPiece split, a co-occurrence count, GloVe's weight, the noise
-distribution of negative sampling), it asks the library, so the picture and the code cannot disagree.
+distribution of negative sampling), it asks the library, so the picture and the code cannot disagree::
 
     from word2bert.course import drawings
     drawings.huffman_tree(["the", "of", "cat", "sat", "mat"], [50, 30, 8, 6, 4], highlight="cat")
 
-Functions:
-    language_models: n-gram counts, Bengio's NNLM and an LSTM language model (chapter 01).
-    word2vec_architectures: CBOW and skip-gram over one window (chapter 02).
-    huffman_tree: hierarchical softmax's tree, one word's path, and the noise distribution of negative sampling
-        (chapter 03).
-    glove_inputs: a co-occurrence matrix and GloVe's weighting function (chapter 04).
-    encoder_decoder: the GRU encoder-decoder, with its fixed-size bottleneck or with attention (chapters 05, 06).
-    wordpiece_match: WordPiece's greedy longest match, try by try (chapter 07).
+The drawings:
+
+- ``language_models``: n-gram counts, Bengio's NNLM and an LSTM language model (chapter 01).
+- ``word2vec_architectures``: CBOW and skip-gram over one window (chapter 02).
+- ``huffman_tree``: hierarchical softmax's tree, one word's path, and the noise distribution of negative sampling
+  (chapter 03).
+- ``glove_inputs``: a co-occurrence matrix and GloVe's weighting function (chapter 04).
+- ``encoder_decoder``: the GRU encoder-decoder, with its fixed-size bottleneck or with attention (chapters 05, 06).
+- ``wordpiece_match``: WordPiece's greedy longest match, try by try (chapter 07).
 """
 from __future__ import annotations
 
