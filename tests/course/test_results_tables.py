@@ -1,6 +1,5 @@
 """The minutes the README's results table and the site's findings page give for each chapter are those of the
 chapter's committed run (the ``seconds`` of its ``W2B_RESULTS`` line), never typed from another run."""
-import json
 import re
 from pathlib import Path
 
@@ -8,6 +7,7 @@ import numpy as np
 import pytest
 
 from backends import once_on_tensorflow
+from word2bert.course import results
 
 pytestmark = once_on_tensorflow  # no Keras backend involved: the TensorFlow pass runs it
 
@@ -19,13 +19,7 @@ TABLES = {"README.md": ROOT / "README.md",
 
 def committed_minutes(path) -> float:
     """The committed run's wall time in minutes, one decimal, from the notebook's W2B_RESULTS line."""
-    for cell in json.loads(path.read_text())["cells"]:
-        for output in cell.get("outputs", []):
-            text = "".join(output.get("text", ""))
-            if "W2B_RESULTS " in text:
-                line = text[text.index("W2B_RESULTS ") + len("W2B_RESULTS "):].splitlines()[0]
-                return round(json.loads(line)["seconds"] / 60, 1)
-    raise AssertionError(f"{path.name} has no W2B_RESULTS line")
+    return round(committed_record(path)["seconds"] / 60, 1)
 
 
 def table_minutes(text, number) -> float:
@@ -62,12 +56,7 @@ NOT_RESULTS = {"01": {"148.3", "141.2"}, "03": {"1.3M"}, "04": {"1.3M"},
 
 
 def committed_record(path) -> dict:
-    for cell in json.loads(path.read_text())["cells"]:
-        for output in cell.get("outputs", []):
-            text = "".join(output.get("text", ""))
-            if "W2B_RESULTS " in text:
-                return json.loads(text[text.index("W2B_RESULTS ") + len("W2B_RESULTS "):].splitlines()[0])
-    raise AssertionError(f"{path.name} has no W2B_RESULTS line")
+    return results.committed_record(path.stem, path.parent)
 
 
 def unmatched_numbers(row: str, record: dict, allowed=frozenset()) -> list[str]:

@@ -9,11 +9,9 @@ import json
 import math
 import os
 import platform
-import re
 import time
 from pathlib import Path
 
-_RESULTS_RE = re.compile(r"W2B_RESULTS\s+(\{.*\})")
 _START = time.time()
 _INPUTS: list[dict] = []   # what this chapter read from other chapters' records (read_result), reported under "inputs"
 
@@ -56,12 +54,11 @@ def committed_record(chapter: str, chapters_dir: str | os.PathLike | None = None
     path = folder / f"{chapter}.ipynb"
     if not path.exists():
         raise FileNotFoundError(f"no chapter notebook {path.resolve()}")
-    found = []
-    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-        for output in cell.get("outputs", []):
-            text = output.get("text", "")
-            found.extend(json.loads(m) for m in _RESULTS_RE.findall("".join(text) if isinstance(text, list) else text))
-    found = [r for r in found if not r.get("smoke")]
+    import nbformat
+
+    from word2bert.course.runner import results_of
+
+    found = [r for r in results_of(nbformat.read(path, as_version=4)) if not r.get("smoke")]
     if not found:
         raise FileNotFoundError(f"{path.name} holds no results line (it has not been run and saved): from the course's "
                                 f"root, run `python -m word2bert run --profile cpu --inplace {chapter[:2]}`")
