@@ -70,3 +70,43 @@ def test_the_architecture_drawings_name_their_parts():
     assert "score every word: b?" in shown and "4 predictions per window" in shown
     with pytest.raises(ValueError, match="centre must index"):
         drawings.word2vec_architectures(("a", "b"), centre=2)
+
+
+def test_the_transformer_drawing_shows_the_three_masks_the_blocks_use():
+    fig = drawings.transformer(("a", "b", "[PAD]"), ("[CLS]", "x", "y", "[PAD]", "[PAD]"))
+    shown = [np.asarray(ax.images[0].get_array()) for ax in fig.axes if ax.images]
+    src, tgt = np.array([1, 1, 0], bool), np.array([1, 1, 1, 0, 0], bool)
+    causal = np.tril(np.ones((5, 5), bool))
+    expected = [src[:, None] & src[None, :], causal & tgt[:, None] & tgt[None, :], tgt[:, None] & src[None, :]]
+    assert len(shown) == 3
+    for drawn, right in zip(shown, expected):
+        np.testing.assert_array_equal(drawn.astype(bool), right)
+    assert "2 x" in texts(fig)
+    with pytest.raises(ValueError, match="end with any padding"):
+        drawings.transformer(("a", "[PAD]", "b"))
+
+
+def test_the_bert_drawing_takes_pieces_and_segments_from_the_tokenizer():
+    from word2bert.tokenizers import WordPieceTokenizer
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "my", "dog", "is", "cute", "he", "likes", "play", "##ing"]
+    fig = drawings.bert(WordPieceTokenizer(vocab), reads={4: "[MASK]", 9: "##ing"})
+    shown = texts(fig)
+    assert [t for t in shown if t in ("E_A", "E_B")] == ["E_A"] * 6 + ["E_B"] * 5   # [CLS] A [SEP] | B [SEP]
+    assert "E([MASK])" in shown and "E(cute)" not in shown      # the model reads [MASK] where cute was chosen
+    assert "cute?" in shown and "##ing?" in shown and "dog?" not in shown
+    with pytest.raises(ValueError, match="not \\[CLS\\] or \\[SEP\\]"):
+        drawings.bert(WordPieceTokenizer(vocab), reads={5: "[MASK]"})
+
+
+def test_the_who_sees_what_drawing_has_one_arrow_per_word_read():
+    n = 5
+    causal = np.tril(np.ones((n, n), bool))
+    fig = drawings.who_sees_what({"GPT": causal, "BERT": np.ones((n, n), bool)}, position=2)
+    arrows = [len([t for t in ax.texts if getattr(t, "arrow_patch", None) is not None]) for ax in fig.axes]
+    assert arrows == [3, 5]                                     # positions 0-2 under the causal mask; all 5 in BERT
+    assert "GPT\nreads 3 of 5 words" in texts(fig)
+    with pytest.raises(ValueError, match="square bool"):
+        drawings.who_sees_what({"GPT": causal, "BERT": np.ones((4, 4), bool)})
+    with pytest.raises(ValueError, match="position"):
+        drawings.who_sees_what({"GPT": causal}, position=5)

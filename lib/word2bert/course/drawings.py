@@ -16,6 +16,9 @@ The drawings:
 - ``glove_inputs``: a co-occurrence matrix and GloVe's weighting function (chapter 04).
 - ``encoder_decoder``: the GRU encoder-decoder, with its fixed-size bottleneck or with attention (chapters 05, 06).
 - ``wordpiece_match``: WordPiece's greedy longest match, try by try (chapter 07).
+- ``transformer``: the Transformer's encoder and decoder blocks with their three attention masks (chapter 08).
+- ``bert``: BERT's three input embeddings, its encoder and its two pretraining heads (chapter 09).
+- ``who_sees_what``: which input words one position's vector depends on, in ELMo, GPT and BERT (chapter 12).
 """
 from __future__ import annotations
 
@@ -361,4 +364,177 @@ def wordpiece_match(word: str, vocabulary, suffix_indicator: str = "##"):
     if pieces != [p for p, found in rows if found]:   # a rest that no piece spells: the whole word is unknown
         ax.text(0.2, -len(rows), f"nothing spells the rest: the whole word becomes {pieces[0]}", fontsize=9,
                 color="tab:red")
+    return fig
+
+
+def _mask_panel(ax, allowed, rows, columns, title):
+    ax.imshow(allowed, cmap="Greys", vmin=0, vmax=1.4)
+    ax.set_xticks(range(len(columns)), columns, rotation=90, fontsize=7)
+    ax.set_yticks(range(len(rows)), rows, fontsize=7)
+    ax.set_title(title, fontsize=8.5)
+
+
+def transformer(source=("dios", "es", "amor", "[PAD]"), target=("[CLS]", "god", "is", "love", "[PAD]"),
+                num_layers: int = 2, pad: str = "[PAD]"):
+    """The Transformer encoder-decoder with its three masks: the blocks of the encoder and the decoder, and beside
+    them which query may attend to which key in the encoder's self-attention (padding), the decoder's
+    self-attention (causal and padding) and the encoder-decoder attention (source padding).
+
+    Args:
+        source, target: the token strings of one padded pair (``pad`` marks padding); the target is the decoder's
+            input, starting with its start token.
+        num_layers: the number of blocks written beside each stack (``N x``).
+
+    Raises:
+        ValueError: an empty side, or padding before a real token.
+
+    Returns:
+        a Figure; the masks are ``word2bert.layers.masking.merge_masks`` of the padding masks (and
+        ``causal_mask`` for the decoder), as the library's blocks build them. Source: Vaswani et al. (2017), Figure 1.
+    """
+    from keras import ops
+    from word2bert.layers.masking import causal_mask, merge_masks
+
+    for name, side in (("source", source), ("target", target)):
+        real = [t != pad for t in side]
+        if not any(real) or real != sorted(real, reverse=True):
+            raise ValueError(f"{name} must start with real tokens and end with any padding ({pad}), got {list(side)}")
+    src_real = np.array([[t != pad for t in source]])
+    tgt_real = np.array([[t != pad for t in target]])
+    masks = [merge_masks(src_real, src_real),
+             merge_masks(tgt_real, tgt_real, causal=causal_mask(len(target), len(target))),
+             merge_masks(tgt_real, src_real)]
+    masks = [ops.convert_to_numpy(m)[0] for m in masks]
+    plt = _plt()
+    fig = plt.figure(figsize=(13, 5))
+    grid = fig.add_gridspec(2, 4, width_ratios=[2.4, 1, 1, 1], height_ratios=[1, 0.08], left=0.02, right=0.98,
+                            wspace=0.35)
+    ax = fig.add_subplot(grid[:, 0])
+    ax.set_xlim(-0.6, 10)
+    ax.set_ylim(0, 10)
+    ax.set_axis_off()
+    enc = [("self-attention\n(mask A)", BOX), ("add & norm", "#eeeeee"), ("feed-forward", BOX),
+           ("add & norm", "#eeeeee")]
+    dec = [("causal self-attention\n(mask B)", BOX), ("add & norm", "#eeeeee"),
+           ("encoder-decoder attention\n(mask C)", "#fde2b8"), ("add & norm", "#eeeeee"), ("feed-forward", BOX),
+           ("add & norm", "#eeeeee")]
+    for x, rows, inputs in ((2.2, enc, "source pieces + positions"), (7.4, dec, "target pieces + positions")):
+        _box(ax, x, 0.6, inputs, WORD, w=3.6, h=0.6, size=8)
+        top = 1.5 + 1.05 * len(rows)
+        ax.add_patch(plt.Rectangle((x - 2.1, 1.2), 4.2, top - 1.45, fill=False, ec="0.5", ls="--"))
+        ax.text(x - 2.2, top - 0.6, f"{num_layers} x", fontsize=10, color="0.4", ha="right")
+        _arrow(ax, (x, 0.9), (x, 1.3))
+        for j, (label, color) in enumerate(rows):
+            y = 1.7 + 1.05 * j
+            _box(ax, x, y, label, color, w=3.4, h=0.75, size=7.5)
+            if j:
+                _arrow(ax, (x, y - 0.68), (x, y - 0.38))
+    y_memory = 1.7 + 1.05 * (len(enc) - 1)
+    _arrow(ax, (4.0, y_memory), (5.7, 1.7 + 1.05 * 2), color="tab:orange", lw=1.5)
+    ax.text(4.85, y_memory + 0.35, "encoder output:\nkeys and values", fontsize=7, color="tab:orange", ha="center")
+    y_out = 1.7 + 1.05 * len(dec)
+    _box(ax, 7.4, y_out + 0.35, "linear + softmax: the next piece\n(weights tied to the target table)", OUT, w=3.8,
+         h=0.7, size=7.5)
+    _arrow(ax, (7.4, y_out - 0.38), (7.4, y_out))
+    ax.set_title("encoder (left) and decoder (right)", fontsize=10)
+    for k, (allowed, rows, cols, title) in enumerate((
+            (masks[0], source, source, "A: encoder self-attention\nreal pieces only"),
+            (masks[1], target, target, "B: decoder self-attention\nearlier pieces, real only"),
+            (masks[2], target, source, "C: encoder-decoder attention\nreal source pieces"))):
+        _mask_panel(fig.add_subplot(grid[0, k + 1]), allowed, rows, cols, title)
+    fig.text(0.62, 0.04, "rows: queries, columns: keys; dark: may attend", fontsize=8.5)
+    return fig
+
+
+def bert(tokenizer, first: str = "my dog is cute", second: str = "he likes playing", reads=None):
+    """BERT's input and its two pretraining heads for one sentence pair: the pieces of ``[CLS] A [SEP] B [SEP]``
+    with their token, segment and position embeddings added up, the encoder in which every position attends to every
+    other, the masked-LM head at the chosen positions and the next-sentence head on ``[CLS]``.
+
+    Args:
+        tokenizer: a ``WordPieceTokenizer``; the pieces and the segment ids are its ``encode_pair``'s.
+        first, second: the two segments.
+        reads: ``{position: piece}``: the chosen positions and what the model reads there (``[MASK]``, a random
+            piece, or the piece itself); default: none chosen.
+
+    Raises:
+        ValueError: a chosen position outside the pair, or on ``[CLS]`` / ``[SEP]``.
+
+    Returns:
+        a Figure. Source: Devlin et al. (2019), Figures 1 and 2.
+    """
+    encoded = tokenizer.encode_pair(first, second, sequence_length=512)
+    n = int(encoded["padding_mask"].sum())
+    pieces = [tokenizer.id_to_token(int(i)) for i in encoded["token_ids"][:n]]
+    segments = [int(s) for s in encoded["segment_ids"][:n]]
+    reads = dict(reads or {})
+    bad = [t for t in reads if not 0 <= t < n or pieces[t] in ("[CLS]", "[SEP]")]
+    if bad:
+        raise ValueError(f"chosen positions must be real pieces of the pair (1..{n - 2}, not [CLS] or [SEP]): {bad}")
+    fig, (ax,) = _canvas(1, max(9.0, 1.05 * n + 2.5), 5.6, (-2.2, n + 0.2), (-0.2, 7.4))
+    rows = (("token", lambda t: f"E({pieces[t]})"), ("segment", lambda t: "E_A" if segments[t] == 0 else "E_B"),
+            ("position", lambda t: f"E_{t}"))
+    for t in range(n):
+        shown = reads.get(t, pieces[t])
+        _box(ax, t, 0.3, pieces[t], WORD, w=0.95, h=0.45, size=8)
+        if t in reads:
+            _box(ax, t, 1.0, shown, "#f4d6d6", w=0.95, h=0.45, size=8)
+        for r, (_, label) in enumerate(rows):
+            _box(ax, t, 1.75 + 0.55 * r, label(t) if r else f"E({shown})", BOX if r != 1 or not segments[t] else
+                 "#e6dcf2", w=0.95, h=0.42, size=7)
+        _arrow(ax, (t, 3.15), (t, 3.55))
+    for r, (name, _) in enumerate(rows):
+        ax.text(-0.7, 1.75 + 0.55 * r, name, ha="right", va="center", fontsize=8)
+    ax.text(-0.7, 0.3, "text", ha="right", va="center", fontsize=8)
+    if reads:
+        ax.text(-0.7, 1.0, "model reads", ha="right", va="center", fontsize=8, color="tab:red")
+    ax.text(-0.7, 3.35, "sum, LayerNorm", ha="right", va="center", fontsize=8)
+    _box(ax, (n - 1) / 2, 4.2, "encoder: L Transformer blocks; every position attends to every real position, "
+         "left and right", BOX, w=n - 0.1, h=1.0, size=9)
+    _box(ax, 0, 5.5, "pooler, NSP head:\nIsNext / NotNext", OUT, w=1.6, h=0.8, size=7.5)
+    _arrow(ax, (0, 4.7), (0, 5.1))
+    for t in reads:
+        _arrow(ax, (t, 4.7), (t, 5.15), color="tab:red")
+        _box(ax, t, 5.45, f"{pieces[t]}?", OUT, w=0.95, h=0.45, size=8)
+    if reads:
+        ax.text((n - 1) / 2, 6.3, "masked-LM head (dense, GELU, LayerNorm, the token table transposed) at the chosen "
+                "positions only", ha="center", fontsize=8.5, color="tab:red")
+    ax.set_title("BERT: three embeddings in, one encoder, two heads out", fontsize=10)
+    return fig
+
+
+def who_sees_what(patterns: dict, words=None, position: int = 2):
+    """Which input words the vector of one position depends on, one panel per model, side by side: arrows from every
+    input word the output at ``position`` reads.
+
+    Args:
+        patterns: ``{model name: bool (n, n) matrix}``, entry ``(t, j)`` True when output ``t`` changes with input word
+            ``j`` (measured on the networks, as chapter 12 does by changing one input word at a time).
+        words: the ``n`` input words written under the arrows (default ``w1 .. wn``).
+        position: the output position whose arrows are drawn (0-based).
+
+    Raises:
+        ValueError: a pattern that is not square and bool-valued, patterns of different sizes, ``words`` of another
+            length, or ``position`` outside them.
+
+    Returns:
+        a Figure. Source: Devlin et al. (2019), Figure 3 (BERT, OpenAI GPT, ELMo).
+    """
+    mats = {name: np.asarray(m) for name, m in patterns.items()}
+    sizes = {m.shape for m in mats.values()}
+    if not mats or len(sizes) != 1 or any(m.ndim != 2 or m.shape[0] != m.shape[1] or m.dtype != bool
+                                          for m in mats.values()):
+        raise ValueError(f"patterns must be square bool matrices of one size, got shapes {sorted(sizes)}")
+    n = next(iter(sizes))[0]
+    words = list(words) if words is not None else [f"w{t + 1}" for t in range(n)]
+    if len(words) != n or not 0 <= position < n:
+        raise ValueError(f"need {n} words and a position in 0..{n - 1}, got {len(words)} words, position {position}")
+    fig, axes = _canvas(len(mats), 3.3 * len(mats), 3.0, (-0.6, n - 0.4), (-0.5, 3.0))
+    for ax, (name, seen) in zip(axes, mats.items()):
+        for t, w in enumerate(words):
+            _box(ax, t, 0, w, WORD, w=0.8, h=0.45, size=8)
+        _box(ax, position, 2.4, f"vector of {words[position]}", OUT, w=2.0, h=0.45, size=8)
+        for j in np.flatnonzero(seen[position]):
+            _arrow(ax, (j, 0.25), (position, 2.15), color="tab:blue", lw=1.2)
+        ax.set_title(f"{name}\nreads {int(seen[position].sum())} of {n} words", fontsize=9)
     return fig
