@@ -4,12 +4,15 @@ import keras
 import numpy as np
 import pytest
 
+from backends import once_on_tensorflow
 from interrupts import RaiseAt
 from word2bert.course.pretraining import pretrain_in_phases, segments, snapshot_rounds
 from word2bert.course.snapshots import pretraining_snapshots
 from word2bert.datasets.pretraining import Document
 from word2bert.models.bert import BertBackbone, BertPretrainer, PretrainingBatches
 from word2bert.tokenizers import BERT_SPECIALS, WordPieceTokenizer
+
+pytestmark = once_on_tensorflow  # the course's bookkeeping around fit: the TensorFlow pass runs it
 
 WORDS = ["the", "cat", "dog", "sat", "ran", "on", "mat", "rug", "a", "big", "small", "house", "tree", "saw"]
 

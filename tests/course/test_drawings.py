@@ -110,3 +110,14 @@ def test_the_who_sees_what_drawing_has_one_arrow_per_word_read():
         drawings.who_sees_what({"GPT": causal, "BERT": np.ones((4, 4), bool)})
     with pytest.raises(ValueError, match="position"):
         drawings.who_sees_what({"GPT": causal}, position=5)
+
+
+def test_the_probing_drawing_reads_the_layer_asked_for():
+    fig = drawings.probing(num_layers=2, read=1, words=("a", "b"))
+    shown = texts(fig)
+    assert [t for t in shown if t.startswith("h")] == ["h0", "h1", "h2"] * 2
+    probe_arrows = [t for t in fig.axes[0].texts if getattr(t, "arrow_patch", None) is not None
+                    and t.arrowprops.get("color") == "tab:orange"]
+    assert len(probe_arrows) == 2 and {round(t.xyann[1], 2) for t in probe_arrows} == {1.85}  # one per word, from h1
+    with pytest.raises(ValueError, match="read <= num_layers"):
+        drawings.probing(num_layers=2, read=3)

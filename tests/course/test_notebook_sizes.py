@@ -13,11 +13,7 @@ pytestmark = once_on_tensorflow  # no Keras backend involved: the TensorFlow pas
 CHAPTERS = sorted((Path(__file__).resolve().parents[2] / "chapters").glob("[0-9][0-9]_*.ipynb"))
 MAX_CODE_LINES, MAX_OUTPUT_LINES = 30, 40
 # (chapter, cell index, "code" or "output"): the issue whose revision removes it
-KNOWN = {
-    **{("09", i, "code"): 64 for i in (1, 19, 32, 42, 45)}, ("09", 32, "output"): 64,
-    **{("11", i, "code"): 64 for i in (1, 8, 14, 20, 22, 27, 31, 33)}, ("11", 33, "output"): 64,
-    **{("12", i, "code"): 64 for i in (1, 3, 14, 19, 20, 23)},
-}
+KNOWN: dict = {}
 
 
 def _output_lines(output) -> int:
@@ -66,7 +62,7 @@ def test_the_check_counts_lines_as_a_reader_sees_them(tmp_path):
     assert _violations(path) == ({("99", 0, "code"), ("99", 1, "output")}, [2])
 
 
-DRAWN = ("01", "02", "03", "04", "05", "06", "07", "08")   # chapters that draw their model (09-12: issue 64)
+DRAWN = ("01", "02", "03", "04", "05", "06", "07", "08", "09", "11", "12")   # chapters that draw their model
 
 
 @pytest.mark.parametrize("number", DRAWN)

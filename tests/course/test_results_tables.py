@@ -48,11 +48,7 @@ def test_a_typed_figure_is_caught():
 
 NUMBER = re.compile(r"(?<![\w.])([−-]?\d+\.\d+(?:e-?\d+)?)(%|M|×)?")
 # numbers in the rows that are not results of the chapter's run: published figures and sizes
-NOT_RESULTS = {"01": {"148.3", "141.2"}, "03": {"1.3M"}, "04": {"1.3M"},
-               # figures the findings page takes from chapter outputs that its results line lacks, or from the
-               # benchmarks: rows rewritten when their chapters are revised and rerun (issue 64)
-               "09": {"2.5", "2.0", "4.1", "9.2", "17.4M", "21.9%", "92.6%", "0.281", "0.279"},
-               "11": {"68.2"}, "12": {"2.55M", "1.44M", "0.58M"}}
+NOT_RESULTS = {"01": {"148.3", "141.2"}, "03": {"1.3M"}, "04": {"1.3M"}}
 
 
 def committed_record(path) -> dict:

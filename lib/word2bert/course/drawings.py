@@ -18,6 +18,7 @@ The drawings:
 - ``wordpiece_match``: WordPiece's greedy longest match, try by try (chapter 07).
 - ``transformer``: the Transformer's encoder and decoder blocks with their three attention masks (chapter 08).
 - ``bert``: BERT's three input embeddings, its encoder and its two pretraining heads (chapter 09).
+- ``probing``: a linear probe reading one layer of a frozen encoder (chapter 11).
 - ``who_sees_what``: which input words one position's vector depends on, in ELMo, GPT and BERT (chapter 12).
 """
 from __future__ import annotations
@@ -537,4 +538,47 @@ def who_sees_what(patterns: dict, words=None, position: int = 2):
         for j in np.flatnonzero(seen[position]):
             _arrow(ax, (j, 0.25), (position, 2.15), color="tab:blue", lw=1.2)
         ax.set_title(f"{name}\nreads {int(seen[position].sum())} of {n} words", fontsize=9)
+    return fig
+
+
+def probing(num_layers: int = 2, read: int = 1, words=("the", "king", "said")):
+    """A linear probe on a frozen encoder: the embedding output and every block's output are kept, and a softmax
+    regression is trained on one layer's vectors only, here to read each word's tag; the encoder is not trained.
+
+    Args:
+        num_layers: the encoder's blocks (layers drawn: the embedding output 0, then 1 .. num_layers).
+        read: the layer the probe reads (0 .. num_layers).
+        words: the sentence drawn under the encoder.
+
+    Raises:
+        ValueError: ``num_layers`` below 1, ``read`` outside 0 .. num_layers, or no words.
+
+    Returns:
+        a Figure. Source: Alain & Bengio (2016); Tenney et al. (2019).
+    """
+    if num_layers < 1 or not 0 <= read <= num_layers or not words:
+        raise ValueError(f"need num_layers >= 1, 0 <= read <= num_layers and some words, got num_layers={num_layers}, "
+                         f"read={read}, {len(words)} words")
+    n = len(words)
+    fig, (ax,) = _canvas(1, 2.2 * n + 5, 1.0 * num_layers + 3.4, (-1.6, 1.6 * n + 3.2), (-1.1, num_layers + 1.8))
+    for t, w in enumerate(words):
+        x = 1.6 * t
+        _box(ax, x, -0.2, w, WORD, w=1.2, h=0.4, size=8)
+        for layer in range(num_layers + 1):
+            chosen = layer == read
+            _box(ax, x, 0.6 + layer, f"h{layer}", "#fde2b8" if chosen else "#e8e8e8", w=1.0, h=0.45, size=8)
+            if layer:
+                _arrow(ax, (x, 0.83 + layer - 1), (x, 0.37 + layer))
+        _arrow(ax, (x, 0.0), (x, 0.37))
+        ax.annotate("", xy=(1.6 * n + 0.4, 0.75 + read), xytext=(x, 0.85 + read),
+                    arrowprops=dict(arrowstyle="-|>", color="tab:orange", lw=0.8, shrinkA=0, shrinkB=0,
+                                    connectionstyle="arc3,rad=-0.25"))
+    for layer in range(num_layers + 1):
+        name = "embeddings" if layer == 0 else f"block {layer}"
+        ax.text(-0.8, 0.6 + layer, name, ha="right", va="center", fontsize=8, color="0.35")
+    _box(ax, 1.6 * n + 1.5, 0.6 + read, "linear probe\nsoftmax(W h + b)\n-> each word's tag", OUT, w=2.2, h=0.9,
+         size=8)
+    ax.text(1.6 * (n - 1) / 2, -0.85, "frozen encoder (its weights are not trained)", ha="center", fontsize=9,
+            color="0.35")
+    ax.set_title(f"A probe on layer {read}: what a hyperplane can read from those vectors", fontsize=10)
     return fig
