@@ -190,13 +190,13 @@ SMOKE_AMOUNTS = frozenset({
     # epochs, steps, budgets, patience, schedules tied to them
     "nnlm_epochs", "lstm_epochs", "lstm_decay_after", "epochs", "cbow_epochs", "glove_epochs", "w2v_epochs",
     "max_epochs", "min_steps", "epoch_cap", "patience", "train_minutes", "warmup_steps", "probe_epochs", "probe_steps",
-    "static_epochs", "mix_epochs", "tune_epochs", "ptb_epochs", "budget",
+    "static_epochs", "mix_epochs", "tune_epochs", "ptb_epochs", "budget", "chapter06_epochs",
     # batch sizes: a data slice must fill them (chapter 09's 24 documents give 122 held-out pairs, not 128)
     "batch_size", "batch", "nnlm_batch", "glove_batch", "ptb_batch", "pre_batch", "speed_batch",
     # repeats and sweeps
     "seeds", "noise_seeds", "beam_settings", "rates", "frozen", "l2_values",
     # what a learned result must reach (a few steps learn little), and the comparisons that need full data
-    "strict", "compare_with_ngrams", "compare_with_copy", "compare_scores", "compare_with_words", "min_gain",
+    "strict", "compare", "compare_with_ngrams", "compare_with_copy", "compare_scores", "compare_with_words", "min_gain",
     "min_rho_gain", "cbow_tolerance", "mlm_factor", "nsp_floor", "nsp_margin",
 })
 SMOKE_SHAPES = frozenset({
