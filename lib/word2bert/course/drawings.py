@@ -53,9 +53,10 @@ def _box(ax, x, y, text, color=BOX, w=1.0, h=0.5, size=9):
     ax.text(x, y, text, ha="center", va="center", fontsize=size)
 
 
-def _arrow(ax, start, end, color=EDGE, lw=1.0, style="-|>", dashed=False):
+def _arrow(ax, start, end, color=EDGE, lw=1.0, style="-|>", dashed=False, rad=0.0):
     ax.annotate("", xy=end, xytext=start, arrowprops=dict(arrowstyle=style, color=color, lw=lw, shrinkA=0, shrinkB=0,
-                                                          linestyle="--" if dashed else "-"))
+                                                          linestyle="--" if dashed else "-",
+                                                          connectionstyle=f"arc3,rad={rad}"))
 
 
 def language_models(context=("the", "cat", "sat"), next_word="on"):
@@ -570,9 +571,7 @@ def probing(num_layers: int = 2, read: int = 1, words=("the", "king", "said")):
             if layer:
                 _arrow(ax, (x, 0.83 + layer - 1), (x, 0.37 + layer))
         _arrow(ax, (x, 0.0), (x, 0.37))
-        ax.annotate("", xy=(1.6 * n + 0.4, 0.75 + read), xytext=(x, 0.85 + read),
-                    arrowprops=dict(arrowstyle="-|>", color="tab:orange", lw=0.8, shrinkA=0, shrinkB=0,
-                                    connectionstyle="arc3,rad=-0.25"))
+        _arrow(ax, (x, 0.85 + read), (1.6 * n + 0.4, 0.75 + read), color="tab:orange", lw=0.8, rad=-0.25)
     for layer in range(num_layers + 1):
         name = "embeddings" if layer == 0 else f"block {layer}"
         ax.text(-0.8, 0.6 + layer, name, ha="right", va="center", fontsize=8, color="0.35")
